@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * thpcow: the control ABI shared by the kernel module and thpcowctl.
+ *
+ * Every ioctl argument starts with a __u32 'size' that the caller sets to
+ * sizeof() of the structure it was built with, which must also be the size
+ * encoded in the command. The module refuses a structure smaller than ABI
+ * 1's and accepts a larger (newer) one only when the part it does not know
+ * is zero, the rules of copy_struct_from_user(). Reserved fields, output
+ * fields and unknown flag bits must be zero on input; anything else is
+ * refused with EINVAL and changes nothing.
+ */
+#ifndef _UAPI_THPCOW_H
+#define _UAPI_THPCOW_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* The one place the version lives: module, CLI and dkms.conf read it. */
+#define THPCOW_VERSION_MAJOR	0
+#define THPCOW_VERSION_MINOR	1
+#define THPCOW_VERSION_PATCH	0
+#define THPCOW_VERSION		"0.1.0"
+
+/* Bumped on any incompatible change of the structures or commands below. */
+#define THPCOW_ABI_VERSION	1
+
+#define THPCOW_DEVICE_NAME	"thpcow"
+#define THPCOW_DEVICE_PATH	"/dev/thpcow"
+
+/*
+ * What a write fault on a huge PMD does for memory under a policy.
+ * KERNEL: whatever this kernel does by itself (the default).
+ * ZERO:   a write fault on the huge zero page gets a whole zeroed THP.
+ * COPY:   ZERO, and a CoW fault on a shared anon THP copies it whole.
+ * SPLIT:  always split and copy 4 KiB, even where the kernel would not.
+ */
+enum thpcow_mode {
+	THPCOW_MODE_KERNEL	= 0,
+	THPCOW_MODE_ZERO	= 1,
+	THPCOW_MODE_COPY	= 2,
+	THPCOW_MODE_SPLIT	= 3,
+	THPCOW_MODE_NR
+};
+
+#define THPCOW_MODE_NAMES { "kernel", "zero", "copy", "split" }
+
+/* Most specific wins: pid, then the nearest cgroup, then global. */
+enum thpcow_scope {
+	THPCOW_SCOPE_GLOBAL	= 0,
+	THPCOW_SCOPE_CGROUP	= 1,
+	THPCOW_SCOPE_PID	= 2,
+	THPCOW_SCOPE_NR
+};
+
+#define THPCOW_SCOPE_NAMES { "global", "cgroup", "pid" }
+
+/* thpcow_policy.flags */
+/* pid scope, in/out: processes the target forks later inherit the policy */
+#define THPCOW_POLICY_CHILDREN	(1U << 0)
+/* out: an entry exists at exactly this scope and target */
+#define THPCOW_POLICY_PRESENT	(1U << 1)
+/* bits a caller may set */
+#define THPCOW_POLICY_SET_MASK	THPCOW_POLICY_CHILDREN
+
+struct thpcow_policy {
+	__u32 size;		/* in: sizeof(struct thpcow_policy) */
+	__u32 scope;		/* in: enum thpcow_scope */
+	__u32 mode;		/* in (SET), out (GET): enum thpcow_mode */
+	__u32 flags;		/* THPCOW_POLICY_* */
+	__s32 pid;		/* in, pid scope: the process (thread group) */
+	__s32 cgroup_fd;	/* in, cgroup scope: an open cgroup v2 directory */
+	__u64 cgroup_id;	/* out, cgroup scope: the cgroup's id (inode) */
+	__u64 substitutions;	/* out (GET): THPs this entry has handed out */
+	__u32 effective_mode;	/* out (GET, pid scope): what applies now */
+	__u32 effective_scope;	/* out (GET, pid scope): where it comes from */
+	__u32 __reserved[6];	/* must be zero */
+};
+
+/* thpcow_entry.flags, besides THPCOW_POLICY_CHILDREN */
+#define THPCOW_ENTRY_PATH_TRUNCATED	(1U << 8)
+
+#define THPCOW_PATH_LEN		256
+#define THPCOW_COMM_LEN		16
+
+struct thpcow_entry {
+	__u32 scope;
+	__u32 mode;
+	__u32 flags;
+	__s32 pid;			/* pid scope */
+	__u64 cgroup_id;		/* cgroup scope */
+	__u64 substitutions;
+	char comm[THPCOW_COMM_LEN];	/* pid scope: the process's name */
+	char path[THPCOW_PATH_LEN];	/* cgroup scope: path below cgroup2's root */
+};
+
+struct thpcow_list {
+	__u32 size;		/* in: sizeof(struct thpcow_list) */
+	__u32 entry_size;	/* in: sizeof(struct thpcow_entry) */
+	__u32 count;		/* in: room in entries; out: entries that exist */
+	__u32 __reserved0;	/* must be zero */
+	__u64 entries;		/* in: user pointer to struct thpcow_entry[count] */
+	__u32 __reserved[4];	/* must be zero */
+};
+
+/*
+ * The counters, indexed by enum thpcow_stat; new ones are only appended.
+ * THPCOW_STAT_NAMES are what debugfs 'stats' and thpcowctl print.
+ */
+enum thpcow_stat {
+	THPCOW_STAT_HOOK_CALLS,		/* write faults on a huge PMD seen */
+	THPCOW_STAT_SUBSTITUTED,	/* huge zero page replaced by a THP */
+	THPCOW_STAT_PASSTHROUGH,	/* policy said: the kernel's way */
+	THPCOW_STAT_NOT_ZERO_PAGE,	/* not the huge zero page */
+	THPCOW_STAT_UNSHARE,		/* unshare fault (GUP pin), not a write */
+	THPCOW_STAT_NATIVE,		/* the kernel substitutes by itself */
+	THPCOW_STAT_FALLBACK_INELIGIBLE,	/* no THP allowed here now */
+	THPCOW_STAT_FALLBACK_UFFD,	/* userfaultfd registered range */
+	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP */
+	THPCOW_STAT_FALLBACK_CHARGE,	/* memcg could not take 2 MiB more */
+	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
+	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */
+	THPCOW_STAT_INHERIT_FAILED,	/* no memory to pass a policy to a child */
+	THPCOW_STAT_NR
+};
+
+#define THPCOW_STAT_NAMES {						\
+	"hook_calls", "substituted", "passthrough", "not_zero_page",	\
+	"unshare", "native", "fallback_ineligible", "fallback_uffd",	\
+	"fallback_alloc", "fallback_charge", "retry_race",		\
+	"fallback_unstable", "inherit_failed",				\
+}
+
+#define THPCOW_STATS_MAX	64
+
+struct thpcow_stats {
+	__u32 size;		/* in: sizeof(struct thpcow_stats) */
+	__u32 count;		/* out: counters the module filled in */
+	__u32 policies;		/* out: live policy entries (pid + cgroup) */
+	__u32 __reserved0;	/* must be zero */
+	__u64 counters[THPCOW_STATS_MAX];	/* out, indexed by thpcow_stat */
+};
+
+/* thpcow_version.features */
+/* the running kernel already gives the huge zero page a THP on write */
+#define THPCOW_FEATURE_NATIVE_ZERO	(1U << 0)
+
+struct thpcow_version {
+	__u32 size;		/* in: sizeof(struct thpcow_version) */
+	__u32 abi;		/* out: THPCOW_ABI_VERSION */
+	__u32 major;		/* out: THPCOW_VERSION_* of the module */
+	__u32 minor;
+	__u32 patch;
+	__u32 features;		/* out: THPCOW_FEATURE_* */
+	__u32 __reserved[4];	/* must be zero */
+};
+
+#define THPCOW_IOC_MAGIC	0xB8
+
+#define THPCOW_IOC_VERSION	_IOWR(THPCOW_IOC_MAGIC, 0x00, struct thpcow_version)
+#define THPCOW_IOC_SET		_IOW(THPCOW_IOC_MAGIC, 0x01, struct thpcow_policy)
+#define THPCOW_IOC_GET		_IOWR(THPCOW_IOC_MAGIC, 0x02, struct thpcow_policy)
+#define THPCOW_IOC_CLEAR	_IOW(THPCOW_IOC_MAGIC, 0x03, struct thpcow_policy)
+#define THPCOW_IOC_LIST		_IOWR(THPCOW_IOC_MAGIC, 0x04, struct thpcow_list)
+#define THPCOW_IOC_STATS	_IOWR(THPCOW_IOC_MAGIC, 0x05, struct thpcow_stats)
+
+#endif /* _UAPI_THPCOW_H */

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/thpcow/: what the module did and what it will do.
+ *
+ *   stats     "name value" lines: the counters of include/uapi/thpcow.h,
+ *             summed over CPUs, then the module's state.
+ *   policies  a '#' header, then one tab-separated line per rule:
+ *             scope, target (pid or cgroup id), mode, flags,
+ *             substitutions, name (the process's comm or the cgroup path).
+ *
+ * Both are read-only; a write is refused with EINVAL by the VFS.
+ */
+#include "thpcow.h"
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+static struct dentry *thpcow_debugfs_dir;
+
+static int thpcow_stats_show(struct seq_file *m, void *unused)
+{
+	u64 sum[THPCOW_STAT_NR];
+	int i;
+
+	thpcow_counters_sum(sum);
+	for (i = 0; i < THPCOW_STAT_NR; i++)
+		seq_printf(m, "%s %llu\n", thpcow_stat_names[i], sum[i]);
+	seq_printf(m, "policies %u\n", thpcow_policy_count());
+	seq_printf(m, "global_mode %s\n",
+		   thpcow_mode_names[thpcow_policy_global()]);
+	seq_printf(m, "native_zero %d\n", thpcow_native_zero);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(thpcow_stats);
+
+static int thpcow_policies_show(struct seq_file *m, void *unused)
+{
+	thpcow_policy_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(thpcow_policies);
+
+void thpcow_debugfs_init(void)
+{
+	/* Debugging aids only: failures are not worth failing the load. */
+	thpcow_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0444, thpcow_debugfs_dir, NULL,
+			    &thpcow_stats_fops);
+	debugfs_create_file("policies", 0444, thpcow_debugfs_dir, NULL,
+			    &thpcow_policies_fops);
+}
+
+void thpcow_debugfs_exit(void)
+{
+	debugfs_remove(thpcow_debugfs_dir);
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook on do_huge_pmd_wp_page().
+ *
+ * An ftrace callback on the function's entry sends every call to
+ * thpcow_wp_page() instead (FTRACE_OPS_FL_IPMODIFY). That handler decides;
+ * whatever it does not take over it passes to the original, whose entry
+ * fires the callback again: a call coming from this module is let through.
+ * This file is built with -fno-optimize-sibling-calls so that the call to
+ * the original is a real call and its return address lies in the module.
+ */
+#include "thpcow.h"
+
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/userfaultfd_k.h>
+
+/*
+ * Decide whether thpcow handles this write fault on a huge PMD, and do it.
+ * Returns false to pass the fault to the kernel unchanged.
+ */
+static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
+	enum thpcow_stat why = THPCOW_STAT_SUBSTITUTED;
+	struct thpcow_rule *rule = NULL;
+
+	thpcow_count(THPCOW_STAT_HOOK_CALLS);
+
+	/* A read-only GUP pin asked to unshare: not a write, the kernel's. */
+	if (vmf->flags & FAULT_FLAG_UNSHARE)
+		why = THPCOW_STAT_UNSHARE;
+	else if (!thpcow_is_huge_zero_pmd(vmf->orig_pmd))
+		why = THPCOW_STAT_NOT_ZERO_PAGE;
+	else if (thpcow_policy_of(vma->vm_mm, &rule) != THPCOW_MODE_ZERO)
+		why = THPCOW_STAT_PASSTHROUGH;
+	else if (thpcow_native_zero)
+		why = THPCOW_STAT_NATIVE;
+	else if (!vma->anon_vma || !thpcow_thp_allowed(vma, haddr))
+		why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+	else if (userfaultfd_armed(vma))
+		why = THPCOW_STAT_FALLBACK_UFFD;
+	else
+		*ret = thpcow_subst_zero(vmf, &why);
+
+	thpcow_count(why);
+	switch (why) {
+	case THPCOW_STAT_SUBSTITUTED:
+		thpcow_policy_account(rule);
+		return true;
+	case THPCOW_STAT_RETRY_RACE:
+		/* The PMD changed under us: let the access fault again. */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static vm_fault_t thpcow_wp_page(struct vm_fault *vmf)
+{
+	vm_fault_t ret;
+	int idx;
+
+	idx = srcu_read_lock(&thpcow_srcu);
+	if (!thpcow_handle(vmf, &ret))
+		ret = thpcow_ksyms.do_huge_pmd_wp_page(vmf);
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return ret;
+}
+
+static void notrace thpcow_ftrace_thunk(unsigned long ip,
+					unsigned long parent_ip,
+					struct ftrace_ops *ops,
+					struct ftrace_regs *fregs)
+{
+	if (!within_module(parent_ip, THIS_MODULE))
+		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page);
+}
+
+static struct ftrace_ops thpcow_ftrace_ops = {
+	.func = thpcow_ftrace_thunk,
+	/*
+	 * SAVE_REGS and IPMODIFY: the callback rewrites the return address.
+	 * RECURSION: ftrace guards the callback against recursion for us.
+	 */
+	.flags = THPCOW_FTRACE_FLAGS,
+};
+
+int thpcow_hook_install(void)
+{
+	unsigned long addr = (unsigned long)thpcow_ksyms.do_huge_pmd_wp_page;
+	int ret;
+
+	ret = ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 0, 0);
+	if (ret) {
+		pr_err("cannot trace do_huge_pmd_wp_page at %pS (%d)\n",
+		       (void *)addr, ret);
+		return ret;
+	}
+	ret = register_ftrace_function(&thpcow_ftrace_ops);
+	if (ret) {
+		pr_err("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
+		       ret);
+		ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
+	}
+	return ret;
+}
+
+/*
+ * After this returns no task runs module code on the fault path:
+ *  - unregistering stops new redirections and waits (RCU tasks) for tasks
+ *    inside the ftrace trampoline or between it and srcu_read_lock() in
+ *    thpcow_wp_page() (nothing there sleeps voluntarily);
+ *  - synchronize_srcu() waits for handlers, which may sleep allocating;
+ *  - the last RCU-tasks grace period waits for tasks between
+ *    srcu_read_unlock() and the return.
+ */
+void thpcow_hook_remove(void)
+{
+	unsigned long addr = (unsigned long)thpcow_ksyms.do_huge_pmd_wp_page;
+
+	unregister_ftrace_function(&thpcow_ftrace_ops);
+	ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
+	synchronize_rcu_tasks();
+	synchronize_srcu(&thpcow_srcu);
+	synchronize_rcu_tasks();
+}

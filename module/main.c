@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpcow: load and unload, the global default, the counters.
+ *
+ * Since Linux 4.8 a write fault on a PMD that maps the huge zero page
+ * splits it and allocates one 4 KiB page; 6.13 gives it a whole THP again,
+ * for everyone. thpcow brings the 6.13 behaviour to older kernels, for the
+ * processes and cgroups that ask for it, by hooking do_huge_pmd_wp_page().
+ */
+#include "thpcow.h"
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+DEFINE_PER_CPU(struct thpcow_counters, thpcow_counters);
+struct srcu_struct thpcow_srcu;
+bool thpcow_native_zero;
+
+const char * const thpcow_stat_names[] = THPCOW_STAT_NAMES;
+static_assert(ARRAY_SIZE(thpcow_stat_names) == THPCOW_STAT_NR);
+const char * const thpcow_mode_names[] = THPCOW_MODE_NAMES;
+static_assert(ARRAY_SIZE(thpcow_mode_names) == THPCOW_MODE_NR);
+
+void thpcow_counters_sum(u64 *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(u64) * THPCOW_STAT_NR);
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < THPCOW_STAT_NR; i++)
+			sum[i] += per_cpu(thpcow_counters.c[i], cpu);
+}
+
+/* A mode this module version implements, or why not. */
+int thpcow_mode_check(u32 mode)
+{
+	if (mode >= THPCOW_MODE_NR)
+		return -EINVAL;
+	if (mode == THPCOW_MODE_COPY || mode == THPCOW_MODE_SPLIT)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Parses a mode name, as written to a parameter (one trailing newline ok). */
+int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode)
+{
+	int i = sysfs_match_string(thpcow_mode_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	*mode = i;
+	return 0;
+}
+
+static int thpcow_param_set_mode(const char *val, const struct kernel_param *kp)
+{
+	enum thpcow_mode mode;
+	int ret = thpcow_mode_parse(val, &mode);
+
+	return ret ? ret : thpcow_policy_set_global(mode);
+}
+
+static int thpcow_param_get_mode(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", thpcow_mode_names[thpcow_policy_global()]);
+}
+
+static const struct kernel_param_ops thpcow_mode_param_ops = {
+	.set = thpcow_param_set_mode,
+	.get = thpcow_param_get_mode,
+};
+module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
+MODULE_PARM_DESC(default_mode,
+		 "Global mode for memory without a pid or cgroup policy: kernel (default) or zero");
+
+static void thpcow_report_counters(void)
+{
+	u64 sum[THPCOW_STAT_NR];
+
+	thpcow_counters_sum(sum);
+	pr_info("unloaded: %llu hook calls, %llu THPs substituted, %llu passed through\n",
+		sum[THPCOW_STAT_HOOK_CALLS], sum[THPCOW_STAT_SUBSTITUTED],
+		sum[THPCOW_STAT_PASSTHROUGH]);
+}
+
+static int __init thpcow_init(void)
+{
+	int ret;
+
+	if (!has_transparent_hugepage()) {
+		pr_err("this machine has no transparent huge pages\n");
+		return -ENODEV;
+	}
+	ret = thpcow_resolve_symbols();
+	if (ret)
+		return ret;
+	thpcow_native_zero = thpcow_kernel_substitutes_zero();
+
+	ret = init_srcu_struct(&thpcow_srcu);
+	if (ret)
+		return ret;
+	ret = thpcow_policy_init();
+	if (ret)
+		goto out_srcu;
+	ret = thpcow_ctl_init();
+	if (ret)
+		goto out_policy;
+	thpcow_debugfs_init();
+	ret = thpcow_hook_install();
+	if (ret)
+		goto out_ctl;
+
+	pr_info("%s loaded, default mode %s%s\n", THPCOW_VERSION,
+		thpcow_mode_names[thpcow_policy_global()],
+		thpcow_native_zero ?
+		"; this kernel substitutes the huge zero page itself, zero passes through" :
+		"");
+	return 0;
+
+out_ctl:
+	thpcow_debugfs_exit();
+	thpcow_ctl_exit();
+out_policy:
+	thpcow_policy_exit();
+out_srcu:
+	cleanup_srcu_struct(&thpcow_srcu);
+	return ret;
+}
+
+static void __exit thpcow_exit(void)
+{
+	thpcow_hook_remove();
+	thpcow_debugfs_exit();
+	thpcow_ctl_exit();
+	thpcow_policy_exit();
+	cleanup_srcu_struct(&thpcow_srcu);
+	thpcow_report_counters();
+}
+
+module_init(thpcow_init);
+module_exit(thpcow_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The thpcow authors");
+MODULE_DESCRIPTION("Whole THPs for write faults on the huge zero page, per process and cgroup");
+MODULE_VERSION(THPCOW_VERSION);

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The substitution: a huge-zero-page PMD becomes a freshly zeroed THP.
+ *
+ * This is what Linux 6.13 does in do_huge_zero_wp_pmd(), built from the
+ * pieces a first-touch THP fault (__do_huge_pmd_anonymous_page()) uses in
+ * this kernel series, so the result is indistinguishable from one: same
+ * gfp (sysfs defrag, VM_HUGEPAGE), memcg charge, rmap, LRU, mm and vm event
+ * counters. The huge zero PMD already has a page table deposited and the
+ * mm's huge zero page reference is per mm, so neither changes hands.
+ *
+ * The PMD is replaced in place under its lock. Zapping it and letting the
+ * kernel refault would open a window in which readers re-map the huge zero
+ * page, and a writer racing with readers could retry forever; here a
+ * reader never faults on the present zero PMD, so a writer always wins.
+ */
+#include "thpcow.h"
+
+#include <linux/mm.h>
+#include <linux/oom.h>
+#include <linux/vmstat.h>
+
+static struct folio *thpcow_new_zeroed_thp(struct vm_fault *vmf,
+					   enum thpcow_stat *why)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
+	gfp_t gfp = thpcow_ksyms.vma_thp_gfp_mask(vma);
+	struct folio *folio;
+
+	folio = thpcow_alloc_thp(vma, haddr, gfp);
+	if (unlikely(!folio)) {
+		count_vm_event(THP_FAULT_FALLBACK);
+		*why = THPCOW_STAT_FALLBACK_ALLOC;
+		return NULL;
+	}
+	if (mem_cgroup_charge(folio, vma->vm_mm, gfp)) {
+		folio_put(folio);
+		count_vm_event(THP_FAULT_FALLBACK);
+		count_vm_event(THP_FAULT_FALLBACK_CHARGE);
+		*why = THPCOW_STAT_FALLBACK_CHARGE;
+		return NULL;
+	}
+	folio_throttle_swaprate(folio, gfp);
+
+	thpcow_clear_thp(folio, vmf->address);
+	/* Orders the clearing before the set_pmd_at() that publishes it. */
+	__folio_mark_uptodate(folio);
+	return folio;
+}
+
+/*
+ * Returns 0 with *@why untouched when the THP is mapped, 0 with *@why =
+ * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
+ * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
+ * kernel's own split should handle the fault.
+ */
+vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
+	struct mmu_notifier_range range;
+	struct folio *folio;
+	vm_fault_t ret = 0;
+
+	folio = thpcow_new_zeroed_thp(vmf, why);
+	if (!folio)
+		return VM_FAULT_FALLBACK;
+
+	/* Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the zero mapping. */
+	thpcow_mmu_range_init(&range, vma, haddr, haddr + HPAGE_PMD_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
+
+	vmf->ptl = pmd_lock(mm, vmf->pmd);
+	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+		*why = THPCOW_STAT_RETRY_RACE;
+		goto release;
+	}
+	if (unlikely(check_stable_address_space(mm))) {
+		/* The OOM reaper has this mm: leave it to the kernel. */
+		*why = THPCOW_STAT_FALLBACK_UNSTABLE;
+		ret = VM_FAULT_FALLBACK;
+		goto release;
+	}
+
+	thpcow_pmd_clear_flush(vma, haddr, vmf->pmd);
+	thpcow_add_new_anon_thp(folio, vma, haddr);
+	set_pmd_at(mm, haddr, vmf->pmd, thpcow_mk_thp_pmd(folio, vma));
+	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
+	add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
+	spin_unlock(vmf->ptl);
+	mmu_notifier_invalidate_range_end(&range);
+
+	count_vm_event(THP_FAULT_ALLOC);
+	count_memcg_event_mm(mm, THP_FAULT_ALLOC);
+	return 0;
+
+release:
+	spin_unlock(vmf->ptl);
+	mmu_notifier_invalidate_range_end(&range);
+	folio_put(folio);
+	return ret;
+}

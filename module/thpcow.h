@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpcow: whole THPs for write faults on the huge zero page, per process
+ * and per cgroup. Declarations shared by the module's files.
+ */
+#ifndef THPCOW_H
+#define THPCOW_H
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/srcu.h>
+#include <uapi/thpcow.h>
+
+#include "compat.h"
+
+struct seq_file;
+
+/* main.c: counters, global state */
+struct thpcow_counters {
+	u64 c[THPCOW_STAT_NR];
+};
+DECLARE_PER_CPU(struct thpcow_counters, thpcow_counters);
+
+static inline void thpcow_count(enum thpcow_stat stat)
+{
+	this_cpu_inc(thpcow_counters.c[stat]);
+}
+
+void thpcow_counters_sum(u64 *sum);
+extern const char * const thpcow_stat_names[];
+extern const char * const thpcow_mode_names[];
+int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode);
+int thpcow_mode_check(u32 mode);
+
+/* Set at load: the kernel already substitutes the zero page itself. */
+extern bool thpcow_native_zero;
+
+/*
+ * Held across the whole fault handler and by anyone walking the policy
+ * table; policy entries are freed after an SRCU grace period, and rmmod
+ * waits for one before the module's text goes away.
+ */
+extern struct srcu_struct thpcow_srcu;
+
+/* symbols.c, with the table from compat.c */
+struct thpcow_ksym_desc {
+	const char *name;
+	void **addr;
+	bool required;
+};
+
+extern const struct thpcow_ksym_desc thpcow_ksym_table[];
+int thpcow_resolve_symbols(void);
+
+/* hook.c */
+int thpcow_hook_install(void);
+void thpcow_hook_remove(void);
+
+/* subst.c */
+vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why);
+
+/* policy.c */
+struct thpcow_rule;
+
+int thpcow_policy_init(void);
+void thpcow_policy_exit(void);
+enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
+				  struct thpcow_rule **rule);
+void thpcow_policy_account(struct thpcow_rule *rule);
+enum thpcow_mode thpcow_policy_global(void);
+int thpcow_policy_set_global(enum thpcow_mode mode);
+int thpcow_policy_set(const struct thpcow_policy *req);
+int thpcow_policy_get(struct thpcow_policy *req);
+int thpcow_policy_clear(const struct thpcow_policy *req);
+int thpcow_policy_list(struct thpcow_entry __user *entries, u32 room,
+		       u32 *total);
+void thpcow_policy_show(struct seq_file *m);
+unsigned int thpcow_policy_count(void);
+
+/* ctl.c */
+int thpcow_ctl_init(void);
+void thpcow_ctl_exit(void);
+
+/* debugfs.c */
+void thpcow_debugfs_init(void);
+void thpcow_debugfs_exit(void);
+
+#endif /* THPCOW_H */

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/* thpcowctl: the verbs that only look: status, version, stats. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "output.h"
+#include "thpcowctl.h"
+
+/* What can be learnt about the module without changing anything. */
+struct module_info {
+	bool loaded;		/* /sys/module/thpcow exists */
+	char version[64];	/* from sysfs; empty if unknown */
+	bool have_abi;		/* ver holds the VERSION ioctl's answer */
+	bool abi_ok;		/* ... and it is our ABI */
+	struct thpcow_version ver;
+	int fd;			/* the device if it speaks our ABI, or -1 */
+};
+
+/* Returns 0, or -1 (reported) if the module is loaded but not usable. */
+static int module_info(struct module_info *mi)
+{
+	memset(mi, 0, sizeof(*mi));
+	mi->fd = -1;
+	mi->loaded = module_loaded();
+	if (!mi->loaded)
+		return 0;
+	read_line(SYSFS_MODULE "/version", mi->version, sizeof(mi->version));
+	mi->fd = device_open_raw();
+	if (mi->fd < 0)
+		return -1;
+	mi->have_abi = device_version(mi->fd, &mi->ver) == 0;
+	mi->abi_ok = mi->have_abi && device_check_abi(&mi->ver) == 0;
+	if (mi->abi_ok)
+		return 0;
+	close(mi->fd);
+	mi->fd = -1;
+	return -1;
+}
+
+static int get_global_mode(int fd, unsigned int *mode)
+{
+	struct scope_arg global = { .scope = THPCOW_SCOPE_GLOBAL, .given = 1 };
+	struct thpcow_policy p;
+	struct target t;
+
+	target_open(&global, &t);
+	target_policy(&t, &p);
+	if (device_policy(fd, "status", THPCOW_IOC_GET, &p, &t))
+		return -1;
+	*mode = p.mode;
+	return 0;
+}
+
+int cmd_status(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct thpcow_stats st;
+	struct module_info mi;
+	struct utsname uts;
+	bool json = false, have_stats = false, have_mode = false;
+	unsigned int mode = 0;
+	int opt, ret;
+
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
+		json |= opt == OPT_JSON;
+	verb_no_args(v, argc, argv);
+
+	memset(&st, 0, sizeof(st));
+	ret = module_info(&mi) ? EXIT_FAIL : EXIT_OK;
+	if (mi.fd >= 0) {
+		have_stats = device_stats(mi.fd, &st) == 0;
+		have_mode = get_global_mode(mi.fd, &mode) == 0;
+		if (!have_stats || !have_mode)
+			ret = EXIT_FAIL;
+		close(mi.fd);
+	}
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+
+	const struct field fields[] = {
+		FIELD_BOOL("module loaded", "loaded", mi.loaded),
+		FIELD_STR("module version", "module_version",
+			  mi.version[0] ? mi.version : NULL),
+		FIELD_UINT_IF("module abi", "abi", mi.ver.abi, mi.have_abi),
+		FIELD_STR("thpcowctl version", "tool_version", THPCOW_VERSION),
+		FIELD_UINT("thpcowctl abi", "tool_abi", THPCOW_ABI_VERSION),
+		FIELD_STR("kernel", "kernel", uts.release),
+		FIELD_BOOL_IF("native zero", "native_zero",
+			      mi.ver.features & THPCOW_FEATURE_NATIVE_ZERO,
+			      mi.abi_ok),
+		FIELD_STR("global mode", "global_mode",
+			  have_mode ? mode_name(mode) : NULL),
+		FIELD_UINT_IF("policies", "policies", st.policies, have_stats),
+		FIELD_UINT_IF("substituted", "substituted",
+			      st.counters[THPCOW_STAT_SUBSTITUTED], have_stats),
+		FIELD_UINT_IF("fallbacks", "fallbacks", stats_fallbacks(&st),
+			      have_stats),
+		FIELD_UINT_IF("hook calls", "hook_calls",
+			      st.counters[THPCOW_STAT_HOOK_CALLS], have_stats),
+	};
+
+	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
+	return ret;
+}
+
+/* Like v4l2loopback-ctl: the tool's version, and the loaded module's. */
+int cmd_version(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct module_info mi;
+	int ret;
+
+	while (verb_getopt(v, argc, argv, opts) != -1)
+		;
+	verb_no_args(v, argc, argv);
+	ret = module_info(&mi) ? EXIT_FAIL : EXIT_OK;
+	if (mi.fd >= 0)
+		close(mi.fd);
+	printf(PROGRAM_NAME " %s (ABI %u)\n", THPCOW_VERSION, THPCOW_ABI_VERSION);
+	if (!mi.loaded)
+		printf(MODULE_NAME " module not loaded\n");
+	else if (mi.have_abi)
+		printf(MODULE_NAME " %s (ABI %u)\n",
+		       mi.version[0] ? mi.version : "unknown", mi.ver.abi);
+	else
+		printf(MODULE_NAME " %s (ABI unknown)\n",
+		       mi.version[0] ? mi.version : "unknown");
+	return ret;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_stats(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "watch", required_argument, NULL, OPT_WATCH },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	unsigned long long watch = 0, count = 0, i;
+	struct thpcow_stats st, prev;
+	struct timespec deadline;
+	bool json = false;
+	double then, t;
+	int opt, ret = 0, fd;
+
+	while (!ret && (opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (opt == OPT_JSON)
+			json = true;
+		else if (opt == OPT_WATCH)
+			ret = arg_uint(v, "SECONDS", optarg, 24 * 3600, &watch);
+		else if (opt == OPT_COUNT)
+			ret = arg_uint(v, "N", optarg, UINT_MAX, &count);
+	}
+	if (ret)
+		return ret;
+	verb_no_args(v, argc, argv);
+	if (count && !watch)
+		return usage_error(v, "--count needs --watch");
+
+	fd = device_open();
+	if (fd < 0)
+		return EXIT_FAIL;
+	if (device_stats(fd, &st))
+		goto fail;
+	if (!watch) {
+		print_counters(stdout, &st, NULL, 0, json);
+		close(fd);
+		return EXIT_OK;
+	}
+	/* absolute deadlines: the intervals do not drift */
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	then = now();
+	for (i = 0; !count || i < count; i++) {
+		deadline.tv_sec += watch;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+				       &deadline, NULL) == EINTR)
+			;
+		prev = st;
+		if (device_stats(fd, &st))
+			goto fail;
+		t = now();
+		print_counters(stdout, &st, &prev, t - then, json);
+		then = t;
+		if (fflush(stdout))
+			goto fail;
+	}
+	close(fd);
+	return EXIT_OK;
+fail:
+	close(fd);
+	return EXIT_FAIL;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* thpcowctl: load and unload, through libkmod. */
+#include <errno.h>
+#include <libkmod.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <syslog.h>
+
+#include "parse.h"
+#include "thpcowctl.h"
+
+#define SEE_DMESG	" (see dmesg)"
+#define MODULE_ROOT	"permission denied: root (CAP_SYS_MODULE) is needed"
+
+/* libkmod's own messages, errors only, through our one helper. */
+static void __attribute__((format(printf, 6, 0)))
+kmod_log(void *data, int priority, const char *file, int line,
+	 const char *fn, const char *format, va_list args)
+{
+	char msg[512];
+
+	(void)data, (void)file, (void)line, (void)fn;
+	if (priority > LOG_ERR)
+		return;
+	vsnprintf(msg, sizeof(msg), format, args);
+	msg[strcspn(msg, "\n")] = '\0';
+	error_msg("libkmod: %s", msg);
+}
+
+static struct kmod_ctx *kmod_open(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+
+	if (!ctx) {
+		error_msg("libkmod: cannot create a context");
+		return NULL;
+	}
+	kmod_set_log_fn(ctx, kmod_log, NULL);
+	kmod_set_log_priority(ctx, LOG_ERR);
+	return ctx;
+}
+
+static bool module_live(struct kmod_module *mod)
+{
+	int state = kmod_module_get_initstate(mod);
+
+	return state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING ||
+	       state == KMOD_MODULE_BUILTIN;
+}
+
+/* What init_module()/finit_module() errors mean, as modprobe words them. */
+static void insert_error(const char *what, int err)
+{
+	switch (err) {
+	case EEXIST:
+		error_msg("%s: already loaded", what);
+		break;
+	case ENOENT:
+		error_msg("%s: unknown symbol in module, or unknown parameter"
+			  SEE_DMESG, what);
+		break;
+	case ENOEXEC:
+		error_msg("%s: invalid module format (built for another "
+			  "kernel?)" SEE_DMESG, what);
+		break;
+	case EPERM:
+	case EACCES:
+		error_msg("%s: " MODULE_ROOT ", or the kernel refuses unsigned "
+			  "modules" SEE_DMESG, what);
+		break;
+	case EINVAL:
+	case EOPNOTSUPP:
+		error_msg("%s: %s: a module parameter was refused (is the mode "
+			  "supported?)" SEE_DMESG, what, strerror(err));
+		break;
+	case EKEYREJECTED:
+		error_msg("%s: module signature rejected" SEE_DMESG, what);
+		break;
+	default:
+		error_msg("%s: %s" SEE_DMESG, what, strerror(err));
+		break;
+	}
+}
+
+/* The module to load: the installed one, or FILE.ko (which must be ours). */
+static int find_module(struct kmod_ctx *ctx, const char *path,
+		       struct kmod_module **mod)
+{
+	struct utsname uts;
+	int ret;
+
+	if (path) {
+		ret = kmod_module_new_from_path(ctx, path, mod);
+		if (ret < 0) {
+			error_msg("%s: %s", path, strerror(-ret));
+			return -1;
+		}
+		if (strcmp(kmod_module_get_name(*mod), MODULE_NAME)) {
+			error_msg("%s: not the " MODULE_NAME " module (it is '%s')",
+				  path, kmod_module_get_name(*mod));
+			return -1;
+		}
+		return 0;
+	}
+	ret = kmod_module_new_from_name(ctx, MODULE_NAME, mod);
+	if (ret < 0) {
+		error_msg(MODULE_NAME ": %s", strerror(-ret));
+		return -1;
+	}
+	if (!kmod_module_get_path(*mod) && !module_live(*mod)) {
+		if (uname(&uts))
+			strcpy(uts.release, "this kernel");
+		error_msg(MODULE_NAME ": module not installed for %s "
+			  "(try: " PROGRAM_NAME " load --path FILE.ko, "
+			  "or make install)", uts.release);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_load(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "default", required_argument, NULL, OPT_DEFAULT },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *path = NULL, *what;
+	struct kmod_module *mod = NULL;
+	struct kmod_ctx *ctx;
+	unsigned int mode = THPCOW_MODE_NR;
+	char options[64] = "";
+	int opt, ret = 0;
+
+	while (!ret && (opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (opt == OPT_PATH)
+			path = optarg;
+		else if (opt == OPT_DEFAULT)
+			ret = arg_mode(v, optarg, &mode);
+	}
+	if (ret)
+		return ret;
+	if (mode != THPCOW_MODE_NR)
+		snprintf(options, sizeof(options), "default_mode=%s",
+			 mode_name(mode));
+	verb_no_args(v, argc, argv);
+
+	ctx = kmod_open();
+	if (!ctx)
+		return EXIT_FAIL;
+	ret = EXIT_FAIL;
+	what = path ? path : MODULE_NAME;
+	if (find_module(ctx, path, &mod))
+		goto out;
+	if (module_live(mod)) {
+		error_msg("%s: already loaded (to reload: " PROGRAM_NAME
+			  " unload first)", MODULE_NAME);
+		goto out;
+	}
+	if (path)
+		ret = kmod_module_insert_module(mod, 0, options);
+	else
+		ret = kmod_module_probe_insert_module(mod,
+				KMOD_PROBE_FAIL_ON_LOADED, options,
+				NULL, NULL, NULL);
+	if (ret < 0)
+		insert_error(what, -ret);
+	ret = ret < 0 ? EXIT_FAIL : EXIT_OK;
+out:
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return ret;
+}
+
+int cmd_unload(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct kmod_module *mod = NULL;
+	struct kmod_ctx *ctx;
+	int ret;
+
+	while (verb_getopt(v, argc, argv, opts) != -1)
+		;
+	verb_no_args(v, argc, argv);
+
+	ctx = kmod_open();
+	if (!ctx)
+		return EXIT_FAIL;
+	ret = kmod_module_new_from_name(ctx, MODULE_NAME, &mod);
+	if (ret < 0) {
+		error_msg(MODULE_NAME ": %s", strerror(-ret));
+	} else if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN) {
+		error_msg(MODULE_NAME ": built into the kernel, cannot unload");
+		ret = -1;
+	} else if (!module_live(mod)) {
+		error_msg(MODULE_NAME ": module not loaded");
+		ret = -1;
+	} else {
+		ret = kmod_module_remove_module(mod, 0);
+		if (ret == -EBUSY || ret == -EAGAIN)
+			error_msg(MODULE_NAME ": module is in use (close what holds "
+				  THPCOW_DEVICE_PATH ", then try again)");
+		else if (ret == -EPERM || ret == -EACCES)
+			error_msg(MODULE_NAME ": " MODULE_ROOT);
+		else if (ret < 0)
+			error_msg(MODULE_NAME ": %s" SEE_DMESG, strerror(-ret));
+	}
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return ret < 0 ? EXIT_FAIL : EXIT_OK;
+}

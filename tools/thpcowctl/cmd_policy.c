@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* thpcowctl: the policy verbs: set, get, clear, list, exec. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "output.h"
+#include "thpcowctl.h"
+
+#define OPT_HELP_ENTRY		{ "help", no_argument, NULL, 'h' }
+#define OPT_SCOPE_ENTRIES					\
+	{ "pid", required_argument, NULL, OPT_PID },		\
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },	\
+	{ "global", no_argument, NULL, OPT_GLOBAL }
+
+struct policy_args {
+	struct scope_arg scope;
+	unsigned int mode;
+	bool json;
+};
+
+/* Options, then MODE if want_mode; returns 0 or exit status 2. */
+static int policy_args(const struct verb *v, int argc, char *argv[],
+		       const struct option *opts, bool want_mode,
+		       struct policy_args *a)
+{
+	const char *why;
+	int opt, ret;
+
+	memset(a, 0, sizeof(*a));
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (opt == OPT_JSON) {
+			a->json = true;
+			continue;
+		}
+		ret = scope_option(&a->scope, opt, optarg);
+		if (ret < 0)
+			return number_error(v, "PID", optarg, ret);
+	}
+	why = scope_check(&a->scope);
+	if (why)
+		return usage_error(v, "%s", why);
+	if (want_mode) {
+		if (optind == argc)
+			return usage_error(v, "missing MODE");
+		ret = arg_mode(v, argv[optind++], &a->mode);
+		if (ret)
+			return ret;
+	}
+	verb_no_args(v, argc, argv);
+	return 0;
+}
+
+/*
+ * Run SET, GET or CLEAR for the scope in a on a fresh device; p is the
+ * result and t the target (its cgroup closed again). Returns 0 or -1.
+ */
+static int policy_command(const struct verb *v, unsigned long cmd,
+			  const struct scope_arg *s, unsigned int mode,
+			  struct thpcow_policy *p, struct target *t)
+{
+	int fd = device_open(), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (target_open(s, t) == 0) {
+		target_policy(t, p);
+		p->mode = mode;
+		p->flags = s->children ? THPCOW_POLICY_CHILDREN : 0;
+		ret = device_policy(fd, v->name, cmd, p, t);
+		target_close(t);
+	}
+	close(fd);
+	return ret;
+}
+
+/* set and clear: no output, only an exit status */
+static int policy_verb(const struct verb *v, int argc, char *argv[],
+		       const struct option *opts, unsigned long cmd)
+{
+	struct thpcow_policy p;
+	struct policy_args a;
+	struct target t;
+	int ret = policy_args(v, argc, argv, opts, cmd == THPCOW_IOC_SET, &a);
+
+	if (ret)
+		return ret;
+	if (policy_command(v, cmd, &a.scope, a.mode, &p, &t))
+		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
+int cmd_set(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		OPT_SCOPE_ENTRIES,
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		OPT_HELP_ENTRY,
+		{ 0 }
+	};
+
+	return policy_verb(v, argc, argv, opts, THPCOW_IOC_SET);
+}
+
+int cmd_clear(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		OPT_SCOPE_ENTRIES,
+		OPT_HELP_ENTRY,
+		{ 0 }
+	};
+
+	return policy_verb(v, argc, argv, opts, THPCOW_IOC_CLEAR);
+}
+
+/* What GET returned, as a list entry (so it prints like one). */
+static void policy_entry(const struct thpcow_policy *p, const struct target *t,
+			 struct thpcow_entry *e)
+{
+	char path[64];
+	size_t len;
+
+	memset(e, 0, sizeof(*e));
+	e->scope = p->scope;
+	e->mode = p->mode;
+	e->flags = p->flags & ~THPCOW_POLICY_PRESENT;
+	e->pid = p->pid;
+	e->cgroup_id = p->cgroup_id;
+	e->substitutions = p->substitutions;
+	if (p->scope == THPCOW_SCOPE_PID) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
+		read_line(path, e->comm, sizeof(e->comm));
+	} else if (p->scope == THPCOW_SCOPE_CGROUP) {
+		len = strlen(t->cgroup);
+		if (len >= sizeof(e->path)) {
+			e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
+			len = sizeof(e->path) - 1;
+		}
+		memcpy(e->path, t->cgroup, len);
+	}
+}
+
+int cmd_get(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		OPT_SCOPE_ENTRIES,
+		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_HELP_ENTRY,
+		{ 0 }
+	};
+	struct field fields[ENTRY_FIELDS_MAX + 3];
+	struct thpcow_policy p;
+	struct thpcow_entry e;
+	struct policy_args a;
+	struct target t;
+	bool present;
+	size_t n;
+	int ret = policy_args(v, argc, argv, opts, false, &a);
+
+	if (ret)
+		return ret;
+	if (policy_command(v, THPCOW_IOC_GET, &a.scope, 0, &p, &t))
+		return EXIT_FAIL;
+	/* the global default always exists, whatever the flag says */
+	present = (p.flags & THPCOW_POLICY_PRESENT) ||
+		  p.scope == THPCOW_SCOPE_GLOBAL;
+	policy_entry(&p, &t, &e);
+	n = entry_fields(&e, present, fields);
+	fields[n++] = FIELD_BOOL("present", "present", present);
+	if (p.scope == THPCOW_SCOPE_PID) {
+		fields[n++] = FIELD_STR("effective mode", "effective_mode",
+					mode_name(p.effective_mode));
+		fields[n++] = FIELD_STR("effective scope", "effective_scope",
+					scope_name(p.effective_scope));
+	}
+	print_fields(stdout, fields, n, a.json);
+	return EXIT_OK;
+}
+
+int cmd_list(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_HELP_ENTRY,
+		{ 0 }
+	};
+	struct thpcow_entry *entries;
+	bool json = false;
+	size_t n;
+	int fd, ret, opt;
+
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
+		json |= opt == OPT_JSON;
+	verb_no_args(v, argc, argv);
+	fd = device_open();
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = device_list(fd, &entries, &n);
+	close(fd);
+	if (ret)
+		return EXIT_FAIL;
+	print_entries(stdout, entries, n, json);
+	free(entries);
+	return EXIT_OK;
+}
+
+/*
+ * exec MODE [--children] -- COMMAND [ARG...]: a pid policy on our own pid,
+ * which the exec keeps (same pid), then COMMAND in our place.
+ */
+int cmd_exec(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		OPT_HELP_ENTRY,
+		{ 0 }
+	};
+	struct scope_arg self = {
+		.scope = THPCOW_SCOPE_PID, .given = 1, .pid = getpid(),
+	};
+	struct thpcow_policy p;
+	struct target t;
+	unsigned int mode;
+	char **command;
+	int dashes, ret, err, opt;
+
+	for (dashes = 1; dashes < argc; dashes++)
+		if (strcmp(argv[dashes], "--") == 0)
+			break;
+	/* options and MODE only before "--": COMMAND's own are its own */
+	while ((opt = verb_getopt(v, dashes, argv, opts)) != -1)
+		self.children |= opt == OPT_CHILDREN;
+	if (optind == dashes)
+		return usage_error(v, "missing MODE");
+	ret = arg_mode(v, argv[optind++], &mode);
+	if (ret)
+		return ret;
+	if (dashes == argc)
+		return usage_error(v, "missing '--' before COMMAND");
+	verb_no_args(v, dashes, argv);
+	if (dashes + 1 == argc)
+		return usage_error(v, "missing COMMAND");
+	command = &argv[dashes + 1];
+
+	if (policy_command(v, THPCOW_IOC_SET, &self, mode, &p, &t))
+		return EXIT_FAIL;
+	fflush(NULL);
+	execvp(command[0], command);
+	err = errno;
+	ret = policy_command(v, THPCOW_IOC_CLEAR, &self, 0, &p, &t);
+	error_msg("exec: %s: %s (the policy on pid %d was %s)", command[0],
+		  strerror(err), self.pid, ret ? "left in place" : "cleared");
+	return EXIT_NOEXEC;
+}

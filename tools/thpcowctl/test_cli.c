@@ -1,0 +1,984 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of thpcowctl, without a kernel module: the parsing and output
+ * code called directly, and the built binary run as a process (its device
+ * pointed at a missing file with THPCOWCTL_DEVICE). TAP 13 on stdout; the
+ * plan is counted from the table. Usage: test_cli PATH/TO/thpcowctl
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "json.h"
+#include "output.h"
+#include "parse.h"
+#include "thpcowctl.h"
+
+enum { PASS, FAIL, SKIP };
+
+static const char *cli_path;
+static const char *skip_reason;
+static char tmp_dir[] = "/tmp/thpcowctl-test.XXXXXX";
+
+#define MISSING_DEVICE	"/nonexistent/thpcow"
+
+/* Print a diagnostic, and fail. */
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("#   ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	return FAIL;
+}
+
+static int expect_str(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want) == 0)
+		return PASS;
+	return fail("%s:\n#   got:  [%s]\n#   want: [%s]", what, got, want);
+}
+
+/* Whatever fn writes to a FILE, as a string (caller frees). */
+#define CAPTURE(buf, f, stmt) do {				\
+	size_t __len;						\
+	FILE *f = open_memstream(&(buf), &__len);		\
+	stmt;							\
+	fclose(f);						\
+} while (0)
+
+/* --- numbers ------------------------------------------------------------ */
+
+struct num_case {
+	const char *in;
+	int ret;		/* 0, -EINVAL or -ERANGE */
+	pid_t val;
+};
+
+static int test_pid(const void *arg)
+{
+	const struct num_case *c = arg;
+	pid_t val = -1;
+	int ret = parse_pid(c->in, &val);
+
+	if (ret != c->ret)
+		return fail("parse_pid(\"%s\") returned %d, want %d", c->in,
+			    ret, c->ret);
+	if (!ret && val != c->val)
+		return fail("parse_pid(\"%s\") gave %d, want %d", c->in, val,
+			    c->val);
+	return PASS;
+}
+
+/* parse_uint's own bound, below what strtoull can hold. */
+static int test_uint_max(const void *arg)
+{
+	unsigned long long v;
+
+	(void)arg;
+	if (parse_uint("10", 10, &v) || v != 10)
+		return fail("10 with max 10 refused");
+	if (parse_uint("11", 10, &v) != -ERANGE)
+		return fail("11 with max 10 accepted");
+	return PASS;
+}
+
+/* --- modes -------------------------------------------------------------- */
+
+struct mode_case {
+	const char *in;
+	int ret;
+	unsigned int mode;
+};
+
+static int test_mode(const void *arg)
+{
+	const struct mode_case *c = arg;
+	unsigned int mode = THPCOW_MODE_NR;
+	int ret = parse_mode(c->in, &mode);
+
+	if (ret != c->ret || (!ret && mode != c->mode))
+		return fail("parse_mode(\"%s\") = %d, mode %u; want %d, mode %u",
+			    c->in, ret, mode, c->ret, c->mode);
+	if (!ret)
+		return expect_str("mode_name()", mode_name(mode), c->in);
+	return PASS;
+}
+
+/* --- JSON and text escaping --------------------------------------------- */
+
+struct str_case {
+	const char *in;
+	size_t max;		/* 0: strlen(in) */
+	const char *want;
+};
+
+static int test_json_escape(const void *arg)
+{
+	const struct str_case *c = arg;
+	char *got = NULL;
+	int ret;
+
+	CAPTURE(got, f, json_escape(f, c->in, c->max ? c->max : strlen(c->in)));
+	ret = expect_str("json_escape", got, c->want);
+	free(got);
+	return ret;
+}
+
+static int test_text(const void *arg)
+{
+	const struct str_case *c = arg;
+	char *got = NULL;
+	int ret;
+
+	CAPTURE(got, f, fput_text(f, c->in, c->max ? c->max : strlen(c->in)));
+	ret = expect_str("fput_text", got, c->want);
+	free(got);
+	return ret;
+}
+
+static void write_nested(FILE *f)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_object(&j, NULL);
+	json_uint(&j, "a", 1);
+	json_array(&j, "b");
+	json_uint(&j, NULL, 2);
+	json_string(&j, NULL, "x");
+	json_object(&j, NULL);
+	json_end(&j);
+	json_end(&j);
+	json_null(&j, "c");
+	json_bool(&j, "d", false);
+	json_double(&j, "e", 1.0 / 3);
+	json_double(&j, "f", 0.0 / 0.0);
+	json_string(&j, "g", NULL);
+	json_end(&j);
+}
+
+static int test_json_nesting(const void *arg)
+{
+	char *got = NULL;
+	int ret;
+
+	(void)arg;
+	CAPTURE(got, f, write_nested(f));
+	ret = expect_str("nested JSON", got,
+			 "{\"a\":1,\"b\":[2,\"x\",{}],\"c\":null,\"d\":false,"
+			 "\"e\":0.33,\"f\":null,\"g\":null}\n");
+	free(got);
+	return ret;
+}
+
+/* --- fields, entries, counters ------------------------------------------ */
+
+static const struct field sample_fields[] = {
+	FIELD_BOOL("module loaded", "loaded", true),
+	FIELD_STR("version", "version", "0.1.0"),
+	FIELD_UINT_IF("abi", "abi", 1, false),
+	FIELD_FLAGS("flags", "flags", THPCOW_POLICY_CHILDREN | (1U << 20)),
+	FIELD_STR("name", "name", "a\tb"),
+};
+
+struct fields_case {
+	bool json;
+	const char *want;
+};
+
+static int test_fields(const void *arg)
+{
+	const struct fields_case *c = arg;
+	char *got = NULL;
+	int ret;
+
+	CAPTURE(got, f, print_fields(f, sample_fields,
+				     ARRAY_SIZE(sample_fields), c->json));
+	ret = expect_str("print_fields", got, c->want);
+	free(got);
+	return ret;
+}
+
+static const struct thpcow_entry sample_entries[] = {
+	{
+		.scope = THPCOW_SCOPE_PID, .mode = THPCOW_MODE_ZERO,
+		.flags = THPCOW_POLICY_CHILDREN, .pid = 1234,
+		.substitutions = 42, .comm = "bash",
+	}, {
+		.scope = THPCOW_SCOPE_CGROUP, .mode = THPCOW_MODE_KERNEL,
+		.cgroup_id = 77, .substitutions = 1234567,
+		.path = "/machine.slice/vm \"1\"",
+	}, {
+		/* a comm that fills the field, with no NUL, and a newline */
+		.scope = THPCOW_SCOPE_PID, .mode = THPCOW_MODE_ZERO, .pid = 7,
+		.comm = { 'a', '\n', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j',
+			  'k', 'l', 'm', 'n', 'o', 'p' },
+	}, {
+		.scope = THPCOW_SCOPE_CGROUP, .mode = THPCOW_MODE_ZERO,
+		.flags = THPCOW_ENTRY_PATH_TRUNCATED, .cgroup_id = 9,
+		.path = "/d\xc3\xa9j\xc3\xa0",
+	},
+};
+
+struct entries_case {
+	size_t first;		/* of sample_entries */
+	size_t n;
+	bool json;
+	const char *want;
+};
+
+static int test_entries(const void *arg)
+{
+	const struct entries_case *c = arg;
+	char *got = NULL;
+	int ret;
+
+	CAPTURE(got, f, print_entries(f, sample_entries + c->first, c->n,
+				      c->json));
+	ret = expect_str("print_entries", got, c->want);
+	free(got);
+	return ret;
+}
+
+static const struct thpcow_stats sample_prev = {
+	.count = THPCOW_STAT_NR, .policies = 2,
+	.counters = { 10, 4, [THPCOW_STAT_FALLBACK_ALLOC] = 3,
+		      [THPCOW_STAT_FALLBACK_CHARGE] = 5,
+		      [THPCOW_STAT_RETRY_RACE] = 100 },
+};
+
+static const struct thpcow_stats sample_cur = {
+	.count = THPCOW_STAT_NR + 1, .policies = 2,
+	.counters = { 30, 2, [THPCOW_STAT_FALLBACK_ALLOC] = 3,
+		      [THPCOW_STAT_FALLBACK_CHARGE] = 5,
+		      [THPCOW_STAT_RETRY_RACE] = 100,
+		      [THPCOW_STAT_NR] = 8 },
+};
+
+struct counters_case {
+	bool rates;
+	bool json;
+	const char *want_has;	/* a substring of the output */
+	const char *want_not;	/* must not appear */
+};
+
+static int test_counters(const void *arg)
+{
+	const struct counters_case *c = arg;
+	char *got = NULL;
+	int ret = PASS;
+
+	CAPTURE(got, f, print_counters(f, &sample_cur,
+				       c->rates ? &sample_prev : NULL, 2.0,
+				       c->json));
+	if (!strstr(got, c->want_has))
+		ret = fail("print_counters: [%s] not in:\n%s", c->want_has, got);
+	else if (c->want_not && strstr(got, c->want_not))
+		ret = fail("print_counters: [%s] in:\n%s", c->want_not, got);
+	free(got);
+	return ret;
+}
+
+/* Fallbacks are the fallback_* counters: retry_race is not one. */
+static int test_fallbacks(const void *arg)
+{
+	(void)arg;
+	if (stats_fallbacks(&sample_cur) != 8)
+		return fail("stats_fallbacks = %llu, want 8",
+			    stats_fallbacks(&sample_cur));
+	return PASS;
+}
+
+/* --- cgroup paths ------------------------------------------------------- */
+
+struct cgroup_case {
+	const char *mnt;
+	const char *arg;
+	int ret;
+	const char *abs;
+	const char *rel;
+};
+
+static int test_cgroup_resolve(const void *arg)
+{
+	const struct cgroup_case *c = arg;
+	char abs[PATH_MAX] = "", rel[PATH_MAX] = "";
+	int ret = cgroup_resolve(c->mnt, c->arg, abs, sizeof(abs), rel,
+				 sizeof(rel));
+
+	if (ret != c->ret)
+		return fail("cgroup_resolve(%s, \"%s\") = %d, want %d",
+			    c->mnt, c->arg, ret, c->ret);
+	if (ret)
+		return PASS;
+	if (expect_str("absolute path", abs, c->abs))
+		return FAIL;
+	return expect_str("shown path", rel, c->rel);
+}
+
+struct mountinfo_case {
+	const char *text;
+	int ret;
+	const char *mnt;
+};
+
+static int test_mountinfo(const void *arg)
+{
+	const struct mountinfo_case *c = arg;
+	FILE *f = fmemopen((void *)c->text, strlen(c->text), "r");
+	char mnt[PATH_MAX] = "";
+	int ret = cgroup2_mount(f, mnt, sizeof(mnt));
+
+	fclose(f);
+	if (ret != c->ret)
+		return fail("cgroup2_mount = %d, want %d", ret, c->ret);
+	return ret ? PASS : expect_str("mount point", mnt, c->mnt);
+}
+
+/* --- the binary --------------------------------------------------------- */
+
+#define OUT_MAX	16384
+
+struct run {
+	int status;
+	char out[OUT_MAX];
+	char err[OUT_MAX];
+	char log[OUT_MAX];
+};
+
+static void slurp(FILE *f, char *buf)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, OUT_MAX - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/*
+ * What a case needs: the host without the module, the fake device, a
+ * cgroup2 mount. The fake is test_fakedev.so beside thpcowctl.
+ */
+enum { NEED_UNLOADED = 1, NEED_FAKE = 2, NEED_CGROUP2 = 4 };
+
+struct cli_case {
+	const char *args[12];
+	int status;
+	const char *out_has;	/* NULL: stdout must be empty */
+	const char *err_has;	/* NULL: stderr must be empty */
+	unsigned int need;
+	const char *env;	/* NAME=value for the fake, or NULL */
+	const char *log_has;	/* what the fake logged; NULL: nothing */
+};
+
+static char fake_lib[PATH_MAX], fake_log[PATH_MAX];
+
+/* Run thpcowctl ARGS; without the fake, its device is a missing file. */
+static int run_cli(const struct cli_case *c, struct run *r)
+{
+	const char *argv[16] = { cli_path };
+	FILE *out = tmpfile(), *err = tmpfile();
+	int i, status;
+	pid_t pid;
+
+	for (i = 0; c->args[i] && i < 14; i++)
+		argv[i + 1] = c->args[i];
+	if (!out || !err)
+		return -1;
+	fflush(stdout);
+	unlink(fake_log);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fileno(out), STDOUT_FILENO);
+		dup2(fileno(err), STDERR_FILENO);
+		setenv("THPCOWCTL_DEVICE", MISSING_DEVICE, 1);
+		if (c->need & NEED_FAKE) {
+			setenv("LD_PRELOAD", fake_lib, 1);
+			setenv("FAKE_LOG", fake_log, 1);
+		}
+		if (c->env)
+			putenv((char *)c->env);
+		execv(cli_path, (char **)argv);
+		_exit(126);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	slurp(out, r->out);
+	slurp(err, r->err);
+	r->log[0] = '\0';
+	if ((out = fopen(fake_log, "r")))
+		slurp(out, r->log);
+	return 0;
+}
+
+/* NULL: s must be empty; else s must hold want. */
+static int expect_has(const char *what, const char *s, const char *want)
+{
+	if (want ? strstr(s, want) != NULL : s[0] == '\0')
+		return PASS;
+	return fail("%s [%s], want %s [%s]", what, s,
+		    want ? "it to hold" : "nothing, not", want ? want : "");
+}
+
+static bool have_cgroup2(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char mnt[PATH_MAX];
+	int ret;
+
+	if (!f)
+		return false;
+	ret = cgroup2_mount(f, mnt, sizeof(mnt));
+	fclose(f);
+	return ret == 0;
+}
+
+static int test_cli(const void *arg)
+{
+	const struct cli_case *c = arg;
+	struct run r;
+
+	if ((c->need & NEED_UNLOADED) && access(SYSFS_MODULE, F_OK) == 0)
+		skip_reason = "the module is loaded on this host";
+	else if ((c->need & NEED_FAKE) && access(fake_lib, R_OK))
+		skip_reason = "test_fakedev.so is not built";
+	else if ((c->need & NEED_CGROUP2) && !have_cgroup2())
+		skip_reason = "no cgroup2 mount on this host";
+	if (skip_reason)
+		return SKIP;
+	if (run_cli(c, &r))
+		return fail("cannot run %s: %s", cli_path, strerror(errno));
+	if (r.status != c->status)
+		return fail("exit status %d, want %d; stderr: %s", r.status,
+			    c->status, r.err);
+	if (expect_has("stdout", r.out, c->out_has) ||
+	    expect_has("stderr", r.err, c->err_has) ||
+	    expect_has("fake log", r.log, c->log_has))
+		return FAIL;
+	return PASS;
+}
+
+/* exec must not run COMMAND when it could not set the policy. */
+static int test_exec_not_run(const void *arg)
+{
+	static char marker[PATH_MAX];
+	struct cli_case c = { .args = { "exec", "zero", "--", "touch", marker } };
+	struct run r;
+
+	(void)arg;
+	snprintf(marker, sizeof(marker), "%s/ran", tmp_dir);
+	if (run_cli(&c, &r))
+		return fail("cannot run %s", cli_path);
+	if (r.status != EXIT_FAIL)
+		return fail("exit status %d, want 1", r.status);
+	if (access(marker, F_OK) == 0) {
+		unlink(marker);
+		return fail("COMMAND ran although the policy was not set");
+	}
+	return PASS;
+}
+
+/* --- the table ---------------------------------------------------------- */
+
+struct test {
+	const char *desc;
+	int (*fn)(const void *arg);
+	const void *arg;
+};
+
+#define CASE(fn, desc, type, ...) \
+	{ desc, fn, &(const struct type){ __VA_ARGS__ } }
+#define PID(desc, ...)	CASE(test_pid, desc, num_case, __VA_ARGS__)
+#define MODE(desc, ...)	CASE(test_mode, desc, mode_case, __VA_ARGS__)
+#define JSON(desc, ...)	CASE(test_json_escape, desc, str_case, __VA_ARGS__)
+#define TEXT(desc, ...)	CASE(test_text, desc, str_case, __VA_ARGS__)
+#define CGROUP(desc, ...) CASE(test_cgroup_resolve, desc, cgroup_case, __VA_ARGS__)
+#define MOUNTS(desc, ...) CASE(test_mountinfo, desc, mountinfo_case, __VA_ARGS__)
+/* CLI(desc, status, stdout has, stderr has, ARGS...) */
+#define CLI(desc, status, out, err, ...) CASE(test_cli, desc, cli_case, \
+	{ __VA_ARGS__ }, status, out, err, 0, NULL, NULL)
+/* the same, for what a loaded module on the host would change */
+#define CLI_UNLOADED(desc, status, out, err, ...) CASE(test_cli, desc, \
+	cli_case, { __VA_ARGS__ }, status, out, err, NEED_UNLOADED, NULL, NULL)
+/* FAKE(desc, env, status, stdout has, stderr has, fake log has, ARGS...) */
+#define FAKE(desc, env, status, out, err, log, ...) CASE(test_cli, desc, \
+	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE, env, log)
+/* the same, where a cgroup2 mount is needed */
+#define FAKE_CG(desc, env, status, out, err, log, ...) CASE(test_cli, desc, \
+	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE | NEED_CGROUP2, \
+	env, log)
+#define NOT_LOADED	MISSING_DEVICE ": module not loaded (try: thpcowctl load)"
+#define MOUNTINFO_LINE(root, mnt, type) \
+	"30 1 0:26 " root " " mnt " rw,nosuid shared:9 - " type " " type " rw\n"
+
+static const struct test tests[] = {
+	/* a sign check that rejects good input */
+	PID("pid: 1234 is accepted", "1234", 0, 1234),
+	/* an off-by-one at the top of pid_t */
+	PID("pid: INT_MAX is accepted", "2147483647", 0, INT_MAX),
+	/* pid 0 means "the caller" in many APIs; it must not slip through */
+	PID("pid: 0 is refused", "0", -EINVAL, 0),
+	/* strtol() accepts a sign; a negative pid is a process group */
+	PID("pid: -5 is refused", "-5", -EINVAL, 0),
+	/* strtoull() accepts "+5" and silently negates "-5" */
+	PID("pid: +5 is refused", "+5", -EINVAL, 0),
+	/* strtol() without an end check */
+	PID("pid: trailing junk is refused", "12abc", -EINVAL, 0),
+	/* trailing whitespace is junk too */
+	PID("pid: a trailing space is refused", "12 ", -EINVAL, 0),
+	/* strtol() skips leading whitespace */
+	PID("pid: a leading space is refused", " 12", -EINVAL, 0),
+	/* an empty string parses as 0 with strtol() */
+	PID("pid: the empty string is refused", "", -EINVAL, 0),
+	/* base 0 would read hex */
+	PID("pid: 0x10 is refused", "0x10", -EINVAL, 0),
+	/* a value past pid_t truncated into a valid-looking pid */
+	PID("pid: INT_MAX + 1 is out of range", "2147483648", -ERANGE, 0),
+	/* ERANGE from strtoull() ignored: wraps to ULLONG_MAX */
+	PID("pid: 2^64 is out of range", "18446744073709551616", -ERANGE, 0),
+	/* the max argument ignored */
+	{ "uint: max is enforced", test_uint_max, NULL },
+
+	/* a table that drifted from THPCOW_MODE_NAMES */
+	MODE("mode: kernel", "kernel", 0, THPCOW_MODE_KERNEL),
+	MODE("mode: zero", "zero", 0, THPCOW_MODE_ZERO),
+	MODE("mode: copy", "copy", 0, THPCOW_MODE_COPY),
+	MODE("mode: split", "split", 0, THPCOW_MODE_SPLIT),
+	/* a prefix match (strncmp) */
+	MODE("mode: a prefix is refused", "zer", -EINVAL, 0),
+	/* a match that ignores what follows */
+	MODE("mode: a longer word is refused", "zeros", -EINVAL, 0),
+	/* strcasecmp: modes are exact words */
+	MODE("mode: case matters", "ZERO", -EINVAL, 0),
+	/* a number taken as the enum value */
+	MODE("mode: a number is refused", "1", -EINVAL, 0),
+	/* an empty string matching the first name */
+	MODE("mode: the empty string is refused", "", -EINVAL, 0),
+
+	/* no escaping: a quote ends the string early */
+	JSON("json: quotes are escaped", "say \"hi\"", 0, "\"say \\\"hi\\\"\""),
+	/* a backslash starts an escape of its own */
+	JSON("json: backslashes are escaped", "a\\b", 0, "\"a\\\\b\""),
+	/* raw control characters are invalid JSON */
+	JSON("json: \\n and \\t use short escapes", "a\nb\tc", 0, "\"a\\nb\\tc\""),
+	/* other control characters need \u00XX */
+	JSON("json: other control characters as \\u00XX", "\x01\x1f\x7f", 0,
+	     "\"\\u0001\\u001f\\u007f\""),
+	/* high bytes mangled (e.g. sign-extended char compared < 0x20) */
+	JSON("json: UTF-8 passes through", "d\xc3\xa9j\xc3\xa0 \xe6\x97\xa5 \xf0\x9f\x98\x80",
+	     0, "\"d\xc3\xa9j\xc3\xa0 \xe6\x97\xa5 \xf0\x9f\x98\x80\""),
+	/* a lead byte taken with whatever follows it */
+	JSON("json: a lead byte without continuation becomes U+FFFD", "\xc3(",
+	     0, "\"\\ufffd(\""),
+	/* a comm cut mid-character by the kernel made invalid JSON */
+	JSON("json: a truncated sequence becomes U+FFFD", "ab\xc3", 0, "\"ab\\ufffd\""),
+	/* lone continuation bytes copied through */
+	JSON("json: a stray continuation byte becomes U+FFFD", "\x80z", 0,
+	     "\"\\ufffdz\""),
+	/* overlong encodings smuggle '/' or NUL */
+	JSON("json: an overlong form becomes U+FFFD", "\xc0\xaf", 0,
+	     "\"\\ufffd\\ufffd\""),
+	/* UTF-16 surrogates are not characters */
+	JSON("json: an encoded surrogate becomes U+FFFD", "\xed\xa0\x80", 0,
+	     "\"\\ufffd\\ufffd\\ufffd\""),
+	/* reading a fixed-size field past its end */
+	JSON("json: a fixed-size field stops at its size", "abcdef", 3, "\"abc\""),
+	/* commas between members and after nested containers */
+	{ "json: nesting, commas, null, NaN", test_json_nesting, NULL },
+
+	/* a comm with a newline forging a table row */
+	TEXT("text: control characters become \\xNN", "a\nb\x1b[1m", 0,
+	     "a\\x0ab\\x1b[1m"),
+	/* UTF-8 names shown as escapes */
+	TEXT("text: UTF-8 passes through", "d\xc3\xa9j\xc3\xa0", 0, "d\xc3\xa9j\xc3\xa0"),
+	/* a broken sequence written raw to the terminal */
+	TEXT("text: invalid UTF-8 becomes \\xNN", "a\xff", 0, "a\\xff"),
+
+	/* labels not aligned, bools not words, a null printed as 0 */
+	CASE(test_fields, "fields: text", fields_case, false,
+	     "module loaded: yes\nversion:       0.1.0\nabi:           -\n"
+	     "flags:         children,0x100000\nname:          a\\x09b\n"),
+	/* null as a string, flags not an array, unknown bits dropped */
+	CASE(test_fields, "fields: JSON", fields_case, true,
+	     "{\"loaded\":true,\"version\":\"0.1.0\",\"abi\":null,"
+	     "\"flags\":[\"children\",\"0x100000\"],\"name\":\"a\\tb\"}\n"),
+
+	/* no header for an empty list, or garbage rows */
+	CASE(test_entries, "list: no entries is a header only", entries_case, 0,
+	     0, false, "SCOPE  TARGET  MODE  FLAGS  SUBSTITUTIONS\n"),
+	/* widths from the header only; numbers not right-aligned; a comm
+	 * without NUL read past its field; UTF-8 counted in bytes */
+	CASE(test_entries, "list: table", entries_case, 0, 4, false,
+	     "SCOPE   TARGET                   MODE    FLAGS           SUBSTITUTIONS\n"
+	     "pid     1234 (bash)              zero    children                   42\n"
+	     "cgroup  /machine.slice/vm \"1\"    kernel  -                     1234567\n"
+	     "pid     7 (a\\x0acdefghijklmnop)  zero    -                           0\n"
+	     "cgroup  /d\xc3\xa9j\xc3\xa0"
+	     "                    zero    path_truncated              0\n"),
+	/* a column sized by bytes, not characters, when UTF-8 is widest */
+	CASE(test_entries, "list: UTF-8 width", entries_case, 3, 1, false,
+	     "SCOPE   TARGET  MODE  FLAGS           SUBSTITUTIONS\n"
+	     "cgroup  /d\xc3\xa9j\xc3\xa0   zero  path_truncated              0\n"),
+	/* the JSON list drifting from the get schema, or unescaped paths */
+	CASE(test_entries, "list: JSON", entries_case, 0, 2, true,
+	     "{\"policies\":[{\"scope\":\"pid\",\"pid\":1234,\"comm\":\"bash\","
+	     "\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":42},"
+	     "{\"scope\":\"cgroup\",\"cgroup\":\"/machine.slice/vm \\\"1\\\"\","
+	     "\"cgroup_id\":77,\"mode\":\"kernel\",\"flags\":[],"
+	     "\"substitutions\":1234567}]}\n"),
+	/* an empty list printed as nothing at all */
+	CASE(test_entries, "list: empty JSON", entries_case, 0, 0, true,
+	     "{\"policies\":[]}\n"),
+
+	/* names off by one against the counters */
+	CASE(test_counters, "stats: name value lines", counters_case, false,
+	     false, "hook_calls           30\nsubstituted          2\n", NULL),
+	/* counters a newer module added dropped or misnamed */
+	CASE(test_counters, "stats: an unknown counter is counter_N",
+	     counters_case, false, false, "counter_13           8\n", NULL),
+	/* rates as totals, or not divided by the interval */
+	CASE(test_counters, "stats: rates per second", counters_case, true,
+	     false, "interval_s           2.00\nhook_calls           10.00\n", NULL),
+	/* a counter that went backwards becomes a huge rate */
+	CASE(test_counters, "stats: a reset counter is not a huge rate",
+	     counters_case, true, false, "substituted          1.00\n", NULL),
+	/* a counter the previous sample lacked compared with garbage */
+	CASE(test_counters, "stats: rates only for counters both samples hold",
+	     counters_case, true, false, "inherit_failed", "counter_13"),
+	/* JSON keys drifting from the text names */
+	CASE(test_counters, "stats: JSON", counters_case, false, true,
+	     "{\"policies\":2,\"counters\":{\"hook_calls\":30,\"substituted\":2,",
+	     NULL),
+	/* JSON rates not an object of numbers */
+	CASE(test_counters, "stats: JSON rates", counters_case, true, true,
+	     "{\"interval_s\":2.00,\"rates\":{\"hook_calls\":10.00,", NULL),
+	/* retry_race (not a fallback) added into the headline */
+	{ "stats: fallbacks sums fallback_* only", test_fallbacks, NULL },
+
+	/* the mount path doubled onto an absolute argument */
+	CGROUP("cgroup: an absolute path is used as is", "/sys/fs/cgroup",
+	       "/sys/fs/cgroup/machine.slice", 0, "/sys/fs/cgroup/machine.slice",
+	       "/machine.slice"),
+	/* a relative argument resolved against the cwd */
+	CGROUP("cgroup: a relative path is below the mount", "/sys/fs/cgroup",
+	       "machine.slice/foo", 0, "/sys/fs/cgroup/machine.slice/foo",
+	       "/machine.slice/foo"),
+	/* "/machine.slice" taken as a directory of the root filesystem */
+	CGROUP("cgroup: a leading slash is still below the mount",
+	       "/sys/fs/cgroup", "/machine.slice", 0,
+	       "/sys/fs/cgroup/machine.slice", "/machine.slice"),
+	/* "/sys/fs/cgroupfoo" matched the mount as a string prefix */
+	CGROUP("cgroup: the mount prefix must be whole components",
+	       "/sys/fs/cgroup", "/sys/fs/cgroupfoo", 0,
+	       "/sys/fs/cgroup/sys/fs/cgroupfoo", "/sys/fs/cgroupfoo"),
+	/* the root shown as "" or opened as the mount's parent */
+	CGROUP("cgroup: / is the root", "/sys/fs/cgroup", "/", 0,
+	       "/sys/fs/cgroup", "/"),
+	/* the mount itself shown as "" */
+	CGROUP("cgroup: the mount point is the root", "/sys/fs/cgroup/unified",
+	       "/sys/fs/cgroup/unified/", 0, "/sys/fs/cgroup/unified", "/"),
+	/* trailing slashes kept in what is shown */
+	CGROUP("cgroup: trailing slashes are dropped", "/sys/fs/cgroup",
+	       "a/b//", 0, "/sys/fs/cgroup/a/b", "/a/b"),
+	/* "" opened as the mount root by accident */
+	CGROUP("cgroup: an empty path is refused", "/sys/fs/cgroup", "", -EINVAL,
+	       NULL, NULL),
+	/* a relative path opened against the cwd when cgroup2 is absent */
+	CGROUP("cgroup: a relative path needs a cgroup2 mount", NULL, "a",
+	       -ENOENT, NULL, NULL),
+	/* no mount: an absolute path still works */
+	CGROUP("cgroup: no mount, an absolute path is used", NULL, "/x/y", 0,
+	       "/x/y", "/x/y"),
+
+	/* the first cgroup (v1) line taken for cgroup2 */
+	MOUNTS("mountinfo: cgroup2 among v1 mounts",
+	       MOUNTINFO_LINE("/", "/sys/fs/cgroup/cpu", "cgroup")
+	       MOUNTINFO_LINE("/", "/sys/fs/cgroup/unified", "cgroup2"), 0,
+	       "/sys/fs/cgroup/unified"),
+	/* a bind mount of a subtree taken over the whole hierarchy */
+	MOUNTS("mountinfo: the hierarchy's root is preferred",
+	       MOUNTINFO_LINE("/sub", "/mnt/sub", "cgroup2")
+	       MOUNTINFO_LINE("/", "/sys/fs/cgroup", "cgroup2"), 0,
+	       "/sys/fs/cgroup"),
+	/* octal escapes (\040 for a space) left in the path */
+	MOUNTS("mountinfo: escapes are undone",
+	       MOUNTINFO_LINE("/", "/mnt/my\\040cg", "cgroup2"), 0, "/mnt/my cg"),
+	/* a missing cgroup2 reported as found */
+	MOUNTS("mountinfo: no cgroup2", MOUNTINFO_LINE("/", "/proc", "proc"),
+	       -ENOENT, NULL),
+
+	/* help to stderr, or a non-zero status for asked-for help */
+	CLI("cli: --help goes to stdout, exit 0", 0, "Usage: thpcowctl", NULL,
+	    "--help"),
+	/* a verb left out of the generated help */
+	CLI("cli: --help lists the verbs", 0,
+	    "  unload    unload the module\n", NULL, "--help"),
+	/* verb help not generated from the table */
+	CLI("cli: VERB --help, exit 0", 0,
+	    "Usage: thpcowctl set (--pid PID [--children] | --cgroup PATH | "
+	    "--global) MODE", NULL, "set", "--help"),
+	/* the mode list in help not generated from THPCOW_MODE_NAMES */
+	CLI("cli: help VERB lists the modes", 0,
+	    "MODE is one of: kernel, zero, copy, split.", NULL, "help", "exec"),
+	/* no verb treated as success */
+	CLI("cli: no verb, exit 2", 2, NULL, "thpcowctl: missing VERB", NULL),
+	/* an unknown verb treated as a failure (1), not a usage error */
+	CLI("cli: unknown verb, exit 2", 2, NULL,
+	    "thpcowctl: unknown verb 'frobnicate'", "frobnicate"),
+	/* getopt's own message and status */
+	CLI("cli: unknown option, exit 2", 2, NULL,
+	    "thpcowctl: list: unknown option '--bogus'", "list", "--bogus"),
+	/* a missing option argument consuming the next word */
+	CLI("cli: missing option argument, exit 2", 2, NULL,
+	    "option '--pid' needs an argument", "get", "--pid"),
+	/* two scopes silently taking the last one */
+	CLI("cli: --pid with --global, exit 2", 2, NULL, "mutually exclusive",
+	    "set", "--pid", "1", "--global", "zero"),
+	/* --cgroup and --pid together */
+	CLI("cli: --cgroup with --pid, exit 2", 2, NULL, "mutually exclusive",
+	    "get", "--cgroup", "a", "--pid", "1"),
+	/* a repeated scope option quietly overriding the first */
+	CLI("cli: --pid twice, exit 2", 2, NULL, "mutually exclusive",
+	    "clear", "--pid", "1", "--pid", "2"),
+	/* no scope defaulting to global */
+	CLI("cli: no scope, exit 2", 2, NULL,
+	    "one of --pid, --cgroup or --global is required", "set", "zero"),
+	/* --children accepted (and ignored) for a cgroup */
+	CLI("cli: --children with --cgroup, exit 2", 2, NULL,
+	    "--children is only valid with --pid",
+	    "set", "--cgroup", "a", "--children", "zero"),
+	/* --children with --global */
+	CLI("cli: --children with --global, exit 2", 2, NULL,
+	    "--children is only valid with --pid",
+	    "set", "--global", "--children", "zero"),
+	/* --children accepted by a verb that has no use for it */
+	CLI("cli: --children with get, exit 2", 2, NULL,
+	    "unknown option '--children'", "get", "--pid", "1", "--children"),
+	/* a bad pid reaching the ioctl */
+	CLI("cli: a bad PID, exit 2", 2, NULL, "invalid PID '12x'",
+	    "get", "--pid", "12x"),
+	/* a bad mode reaching the ioctl as a number */
+	CLI("cli: an unknown mode, exit 2", 2, NULL, "unknown mode 'fast'",
+	    "set", "--global", "fast"),
+	/* set without MODE */
+	CLI("cli: set without MODE, exit 2", 2, NULL, "missing MODE",
+	    "set", "--global"),
+	/* extra words ignored by the verbs that take none */
+	CLI("cli: status with an argument, exit 2", 2, NULL,
+	    "unexpected argument 'now'", "status", "now"),
+	/* extra words ignored */
+	CLI("cli: an extra argument, exit 2", 2, NULL,
+	    "unexpected argument 'zero'", "set", "--global", "zero", "zero"),
+	/* exec running "zero", or taking the command's options as its own */
+	CLI("cli: exec without --, exit 2", 2, NULL,
+	    "missing '--' before COMMAND", "exec", "zero", "ls"),
+	/* exec with nothing to run */
+	CLI("cli: exec without COMMAND, exit 2", 2, NULL, "missing COMMAND",
+	    "exec", "zero", "--"),
+	/* --count without --watch ignored */
+	CLI("cli: --count without --watch, exit 2", 2, NULL,
+	    "--count needs --watch", "stats", "--count", "2"),
+	/* --watch 0 spinning */
+	CLI("cli: --watch 0, exit 2", 2, NULL, "invalid SECONDS '0'",
+	    "stats", "--watch", "0"),
+	/* the device missing reported as a raw ENOENT, or as exit 2 */
+	CLI("cli: list without the module, exit 1", 1, NULL, NOT_LOADED,
+	    "list"),
+	/* set printing something before it found no device */
+	CLI("cli: set without the module, exit 1", 1, NULL, NOT_LOADED,
+	    "set", "--pid", "1", "zero"),
+	/* stats --json printing half an object */
+	CLI("cli: stats without the module, exit 1", 1, NULL, NOT_LOADED,
+	    "stats", "--json"),
+	/* exec going ahead without its policy */
+	CLI("cli: exec without the module, exit 1", 1, NULL, NOT_LOADED,
+	    "exec", "zero", "--", "true"),
+	/* and running COMMAND all the same */
+	{ "cli: exec without the module does not run COMMAND",
+	  test_exec_not_run, NULL },
+	/* status failing (or lying) when the module is simply not there */
+	CLI_UNLOADED("cli: status without the module, exit 0", 0,
+		     "module loaded:     no\n", NULL, "status"),
+	/* status --json without the keys it documents */
+	CLI_UNLOADED("cli: status --json without the module", 0,
+		     "{\"loaded\":false,\"module_version\":null,\"abi\":null,"
+		     "\"tool_version\":\"" THPCOW_VERSION "\",\"tool_abi\":1,"
+		     "\"kernel\":", NULL, "status", "--json"),
+	/* version needing the module */
+	CLI_UNLOADED("cli: version without the module, exit 0", 0,
+		     "thpcowctl " THPCOW_VERSION " (ABI 1)\n"
+		     "thpcow module not loaded\n", NULL, "version"),
+	/* --version not an alias of version */
+	CLI_UNLOADED("cli: --version", 0, "thpcowctl " THPCOW_VERSION, NULL,
+		     "--version"),
+	/* unload trying delete_module() on a module that is not there */
+	CLI_UNLOADED("cli: unload without the module, exit 1", 1, NULL,
+		     "thpcowctl: thpcow: module not loaded", "unload"),
+	/* load --path reaching insmod with a missing file */
+	CLI("cli: load --path of a missing file, exit 1", 1, NULL,
+	    "/nonexistent/thpcow.ko: No such file or directory",
+	    "load", "--path", "/nonexistent/thpcow.ko"),
+
+	/* below: against test_fakedev.so, which checks arguments as the
+	 * module does and logs the policy commands it accepted */
+
+	/* cgroup_fd -1 (not 0) for a pid, or --children lost */
+	FAKE("fake: set --pid --children", NULL, 0, NULL, NULL,
+	     "SET scope=2 mode=1 flags=1 pid=1234 cgroup=-\n",
+	     "set", "--pid", "1234", "--children", "zero"),
+	/* a pid or flags left in a global request */
+	FAKE("fake: set --global", NULL, 0, NULL, NULL,
+	     "SET scope=0 mode=1 flags=0 pid=0 cgroup=-\n",
+	     "set", "--global", "zero"),
+	/* the cgroup fd not opened, or not a cgroup2 directory */
+	FAKE_CG("fake: set --cgroup / opens the cgroup2 root", NULL, 0, NULL,
+		NULL, "SET scope=1 mode=1 flags=0 pid=0 cgroup=ok\n",
+		"set", "--cgroup", "/", "zero"),
+	/* a file in cgroupfs passed on as a cgroup */
+	FAKE_CG("fake: a cgroup file is not a cgroup", NULL, 1, NULL,
+		"/cgroup.procs: not a cgroup v2 directory\n", NULL,
+		"set", "--cgroup", "cgroup.procs", "zero"),
+	/* an existing directory outside cgroup2 reported as missing below it */
+	FAKE_CG("fake: /proc is not a cgroup", NULL, 1, NULL,
+		"thpcowctl: /proc: not a cgroup v2 directory\n", NULL,
+		"set", "--cgroup", "/proc", "zero"),
+	/* a missing cgroup reported as something else */
+	FAKE_CG("fake: a missing cgroup", NULL, 1, NULL,
+		"/no-such-cgroup: No such file or directory\n", NULL,
+		"clear", "--cgroup", "no-such-cgroup"),
+	/* EOPNOTSUPP shown as a raw errno */
+	FAKE("fake: an unsupported mode", NULL, 1, NULL,
+	     "thpcowctl: mode 'copy' is not supported by this module version\n",
+	     NULL, "set", "--pid", "1", "copy"),
+	/* ESRCH shown as a raw errno */
+	FAKE("fake: no such process", NULL, 1, NULL,
+	     "thpcowctl: no such process: 999999\n", NULL,
+	     "set", "--pid", "999999", "zero"),
+	/* ENOENT on clear shown as a raw errno */
+	FAKE("fake: clear without a policy", "FAKE_ABSENT=1", 1, NULL,
+	     "thpcowctl: no policy for pid 42\n",
+	     "CLEAR scope=2 mode=0 flags=0 pid=42 cgroup=-\n",
+	     "clear", "--pid", "42"),
+	/* clear --global refused for having no entry */
+	FAKE("fake: clear --global", "FAKE_ABSENT=1", 0, NULL, NULL,
+	     "CLEAR scope=0 mode=0 flags=0 pid=0 cgroup=-\n", "clear", "--global"),
+	/* a mode sent with GET, or the effective fields dropped */
+	FAKE("fake: get --pid --json", NULL, 0,
+	     ",\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":5,"
+	     "\"present\":true,\"effective_mode\":\"zero\","
+	     "\"effective_scope\":\"pid\"}\n", NULL,
+	     "GET scope=2 mode=0 flags=0 pid=1 cgroup=-\n",
+	     "get", "--pid", "1", "--json"),
+	/* a policy that is not there shown as mode "kernel" */
+	FAKE("fake: get --pid without a policy", "FAKE_ABSENT=1", 0,
+	     "\"mode\":null,\"flags\":[],\"substitutions\":0,\"present\":false,"
+	     "\"effective_mode\":\"zero\",\"effective_scope\":\"cgroup\"}\n",
+	     NULL, "GET", "get", "--pid", "1", "--json"),
+	/* the cgroup shown by the argument rather than below the root */
+	FAKE_CG("fake: get --cgroup text", NULL, 0,
+		"scope:         cgroup\ncgroup:        /\ncgroup id:     1\n"
+		"mode:          zero\n", NULL, "GET scope=1",
+		"get", "--cgroup", "/"),
+	/* the global default shown as absent */
+	FAKE("fake: get --global --json", NULL, 0,
+	     "{\"scope\":\"global\",\"mode\":\"zero\",\"flags\":[],"
+	     "\"substitutions\":5,\"present\":true}\n", NULL, "GET scope=0",
+	     "get", "--global", "--json"),
+	/* LIST not sized first, or entries read past what was filled */
+	FAKE("fake: list", NULL, 0,
+	     "SCOPE   TARGET          MODE    FLAGS     SUBSTITUTIONS\n"
+	     "pid     42 (qemu\"kvm)   zero    children              7\n"
+	     "cgroup  /machine.slice  kernel  -                     0\n", NULL,
+	     "LIST room=0\nLIST room=6\n", "list"),
+	/* a list that grew past the room not asked for again */
+	FAKE("fake: list retries when the list grew", "FAKE_LIST_GROW=1", 0,
+	     "pid     43 (late)       zero    -                     0\n"
+	     "pid     42 (qemu\"kvm)   zero    children              7\n"
+	     "cgroup  /machine.slice  kernel  -                     0\n", NULL,
+	     "LIST room=0\nLIST room=6\nLIST room=14\n", "list"),
+	/* the counters not named from THPCOW_STAT_NAMES */
+	FAKE("fake: stats", NULL, 0,
+	     "hook_calls           1\nsubstituted          11\n", NULL, NULL,
+	     "stats"),
+	/* headline counters from the wrong index; fallbacks not summed */
+	FAKE("fake: status --json", NULL, 0,
+	     "\"native_zero\":true,\"global_mode\":\"zero\",\"policies\":2,"
+	     "\"substituted\":11,\"fallbacks\":415,\"hook_calls\":1}\n", NULL,
+	     "GET scope=0", "status", "--json"),
+	/* another ABI's answers trusted */
+	FAKE("fake: status with another ABI", "FAKE_ABI=2", 1,
+	     "module abi:        2\nthpcowctl version: " THPCOW_VERSION "\n",
+	     "ABI mismatch: the module (0.1.0) speaks ABI 2", NULL, "status"),
+	/* a command sent to a module of another ABI */
+	FAKE("fake: list with another ABI", "FAKE_ABI=2", 1, NULL,
+	     "ABI mismatch", NULL, "list"),
+	/* the module's version not shown */
+	FAKE("fake: version", NULL, 0,
+	     "thpcowctl " THPCOW_VERSION " (ABI 1)\nthpcow " THPCOW_VERSION
+	     " (ABI 1)\n", NULL, NULL, "version"),
+	/* COMMAND's exit status lost, or --children not passed */
+	FAKE("fake: exec runs COMMAND under the policy", NULL, 7, NULL, NULL,
+	     "SET scope=2 mode=1 flags=1 pid=", "exec", "zero", "--children",
+	     "--", "sh", "-c", "exit 7"),
+	/* a policy left behind for a command that never ran */
+	FAKE("fake: exec of a missing COMMAND clears the policy, exit 127",
+	     NULL, 127, NULL, "(the policy on pid ",
+	     "CLEAR scope=2 mode=0 flags=0 pid=", "exec", "zero", "--",
+	     "/nonexistent/command"),
+	/* --watch not printing rates per interval, or not stopping */
+	FAKE("fake: stats --watch 1 --count 1", NULL, 0,
+	     "\"rates\":{\"hook_calls\":0.00,", NULL, NULL,
+	     "stats", "--watch", "1", "--count", "1", "--json"),
+};
+
+int main(int argc, char *argv[])
+{
+	size_t i, counts[3] = { 0 };
+	char dir[PATH_MAX];
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PATH/TO/thpcowctl\n", argv[0]);
+		return 2;
+	}
+	cli_path = argv[1];
+	if (!mkdtemp(tmp_dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(fake_log, sizeof(fake_log), "%s/fake.log", tmp_dir);
+	snprintf(dir, sizeof(dir), "%s", cli_path);
+	snprintf(fake_lib, sizeof(fake_lib), "%s/test_fakedev.so", dirname(dir));
+	printf("TAP version 13\n1..%zu\n", ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		skip_reason = NULL;
+		alarm(10);	/* a hung case ends the run, not the session */
+		ret = tests[i].fn(tests[i].arg);
+		counts[ret]++;
+		if (ret == SKIP)
+			printf("ok %zu - %s # SKIP %s\n", i + 1, tests[i].desc,
+			       skip_reason);
+		else
+			printf("%sok %zu - %s\n", ret == PASS ? "" : "not ",
+			       i + 1, tests[i].desc);
+		fflush(stdout);
+	}
+	printf("# Totals: pass:%zu fail:%zu xfail:0 xpass:0 skip:%zu error:0\n",
+	       counts[PASS], counts[FAIL], counts[SKIP]);
+	unlink(fake_log);
+	rmdir(tmp_dir);
+	return counts[FAIL] ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpcowctl: the error helper every message goes through, and small
+ * helpers for files and UTF-8.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "thpcowctl.h"
+
+void verror_msg(const char *fmt, va_list ap)
+{
+	fputs(PROGRAM_NAME ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* "thpcowctl: <what failed>: <why>", to stderr; the caller words it. */
+void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_msg(fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Read the first line of a (sysfs, proc) file into buf without its
+ * newline. Returns 0, or -errno with buf empty.
+ */
+int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	buf[0] = '\0';
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		ret = ferror(f) ? -EIO : -ENODATA;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence at s (at most n bytes), or 0
+ * if there is none: stray continuation bytes, truncated sequences, overlong
+ * forms, surrogates and code points past U+10FFFF are all refused.
+ */
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned int cp, min;
+	size_t len, i;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2, cp = s[0] & 0x1f, min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3, cp = s[0] & 0x0f, min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4, cp = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Columns a string takes on a terminal: one per code point (no wide chars). */
+size_t utf8_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}

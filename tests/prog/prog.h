@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the test programs share: messages, exit statuses, strict numbers. */
+#ifndef THPCOW_PROG_H
+#define THPCOW_PROG_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char *program_invocation_short_name;
+
+enum { EXIT_USAGE = 2 };
+
+/* "PROG: message" to stderr, then exit with status. */
+static inline void __attribute__((noreturn, format(printf, 2, 3)))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* A plain decimal from min to max, or a usage error naming the option. */
+static inline unsigned long long number_arg(const char *opt, const char *s,
+					    unsigned long long min,
+					    unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max)
+		die(EXIT_USAGE, "%s: '%s' is not a number from %llu to %llu",
+		    opt, s, min, max);
+	return v;
+}
+
+#endif /* THPCOW_PROG_H */

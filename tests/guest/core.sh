@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# The module core's tests, run inside a guest with thpcow loaded (see
+# tests/vm/core.t). Each case runs the write-after-read workload
+# (tests/prog/wrf: read one byte per 2 MiB, which maps the huge zero page,
+# then write one byte per 4 KiB) under some policy and checks the kernel's
+# own numbers: faults, thp_split_pmd, AnonHugePages, and the data.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/tap.sh
+source "$repo/tests/lib/tap.sh"
+
+ctl=$repo/tools/thpcowctl/thpcowctl
+wrf=$repo/tests/prog/wrf
+forkexec=$repo/tests/prog/forkexec
+cg=/sys/fs/cgroup
+size=64 # MiB per run: 32 huge pages
+regions=$((size / 2))
+out=$(mktemp -d)
+
+# wrf_as NAME CMD...: run CMD (ending in a wrf invocation) and keep its
+# key=value output as $out/NAME.
+wrf_as() {
+	local name=$1
+	shift
+	"$@" >"$out/$name" || {
+		echo "$* failed:"
+		cat "$out/$name"
+		return 1
+	}
+}
+
+# val NAME KEY: a value from wrf's output NAME.
+val() { sed -n "s/^$2=//p" "$out/$1"; }
+
+# expect_thps NAME: the run got a whole THP per 2 MiB, and its data are right.
+expect_thps() {
+	check_eq "$(val "$1" thp_split_pmd)" 0 "$1: thp_split_pmd"
+	check_eq "$(val "$1" anon_huge_kb)" $((size * 1024)) "$1: AnonHugePages kB"
+	check_eq "$(val "$1" verify)" ok "$1: data"
+	local faults
+	faults=$(val "$1" faults)
+	((faults <= 2 * regions)) || {
+		echo "$1: $faults faults for $regions huge pages"
+		return 1
+	}
+}
+
+# expect_split NAME: the run took the stock path, a split per 2 MiB.
+expect_split() {
+	check_eq "$(val "$1" thp_split_pmd)" "$regions" "$1: thp_split_pmd"
+	check_eq "$(val "$1" anon_huge_kb)" 0 "$1: AnonHugePages kB"
+	check_eq "$(val "$1" verify)" ok "$1: data"
+}
+
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/thpcow/stats; }
+
+# in_cgroup DIR CMD...: run CMD as a member of cgroup DIR.
+in_cgroup() {
+	local dir=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
+# A fresh cgroup tree for a case, removed again with rmdir (deepest first).
+cg_make() { mkdir -p "${@/#/$cg/thpcow-test/}"; }
+cg_clean() {
+	[[ -d $cg/thpcow-test ]] || return 0
+	find "$cg/thpcow-test" -depth -type d -exec rmdir {} +
+}
+
+# --- cases -------------------------------------------------------------------
+
+zero_pid_gets_thps() {
+	wrf_as zero "$ctl" exec zero -- "$wrf" --size $size --verify
+	expect_thps zero
+}
+
+no_policy_splits() {
+	wrf_as stock "$wrf" --size $size --verify
+	expect_split stock
+}
+
+sibling_keeps_stock() {
+	# A process with 'zero' is alive and faulting next to one without.
+	"$ctl" exec zero -- "$wrf" --size $size --verify --hold >"$out/held" &
+	local held=$!
+	wrf_as sibling "$wrf" --size $size --verify
+	kill "$held"
+	wait "$held" || true
+	expect_split sibling
+}
+
+cgroup_subtree() {
+	cg_make vms/a other
+	"$ctl" set --cgroup "$cg/thpcow-test/vms" zero
+	wrf_as incg in_cgroup "$cg/thpcow-test/vms/a" "$wrf" --size $size --verify
+	wrf_as outcg in_cgroup "$cg/thpcow-test/other" "$wrf" --size $size --verify
+	"$ctl" clear --cgroup "$cg/thpcow-test/vms"
+	cg_clean
+	expect_thps incg
+	expect_split outcg
+}
+
+global_default() {
+	"$ctl" set --global zero
+	wrf_as global "$wrf" --size $size --verify
+	"$ctl" clear --global
+	wrf_as cleared "$wrf" --size $size --verify
+	expect_thps global
+	expect_split cleared
+}
+
+children_inherit() {
+	wrf_as child "$ctl" exec zero --children -- "$forkexec" --depth 2 -- \
+		"$wrf" --size $size --verify
+	wrf_as nochild "$ctl" exec zero -- "$forkexec" -- \
+		"$wrf" --size $size --verify
+	expect_thps child
+	expect_split nochild
+}
+
+# Eight threads keep reading the range a ninth writes: the zero PMD stays
+# present for them, so the writer's substitution always goes through.
+readers_do_not_starve_writer() {
+	wrf_as readers timeout 120 "$ctl" exec zero -- "$wrf" --size $size \
+		--readers 8 --verify
+	expect_thps readers
+}
+
+exited_process_leaves_no_rule() {
+	"$ctl" exec zero -- true
+	sh -c "$ctl set --pid \$\$ --children zero && $forkexec -- true"
+	check_eq "$(stat_of policies)" 0 "policies after the processes exited"
+}
+
+bad_requests_change_nothing() {
+	local before after msg
+	before=$("$ctl" list)
+	msg=$("$ctl" set --pid 999999 zero 2>&1) && return 1
+	check_match "$msg" "no such process" "set on a missing pid"
+	msg=$("$ctl" set --cgroup /proc zero 2>&1) && return 1
+	check_match "$msg" "not a cgroup v2 directory" "set on /proc"
+	msg=$("$ctl" set --global copy 2>&1) && return 1
+	check_match "$msg" "not supported" "mode copy before its issue"
+	msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ctl" set --global zero 2>&1) && return 1
+	check_match "$msg" "root|CAP_SYS_ADMIN" "set as nobody"
+	after=$("$ctl" list)
+	check_eq "$after" "$before" "the policy list"
+	check_eq "$(stat_of global_mode)" kernel "the global mode"
+}
+
+thp=/sys/kernel/mm/transparent_hugepage
+
+# THPs switched off after the zero page was mapped: the kernel's split, counted.
+fallback_thp_disabled() {
+	local before rc=0
+	before=$(stat_of fallback_ineligible)
+	wrf_as never "$ctl" exec zero -- "$wrf" --size $size --verify \
+		--between "echo never >$thp/enabled" || rc=1
+	echo always >$thp/enabled
+	((rc == 0))
+	expect_split never
+	check_eq $(($(stat_of fallback_ineligible) - before)) "$regions" \
+		"fallback_ineligible counted"
+}
+
+# A memcg with room for 4 KiB pages but not for another 2 MiB: the last
+# huge page cannot be charged, the fault still succeeds the stock way, no OOM.
+fallback_memcg_full() {
+	local dir=$cg/thpcow-test/mem before stride=16384
+	cg_make mem
+	echo +memory >"$cg/thpcow-test/cgroup.subtree_control"
+	before=$(stat_of fallback_charge)
+	# After the read phase: room for 31 huge pages and 768 KiB, where the
+	# last 2 MiB written every 16 KiB needs 512 KiB as 4 KiB pages.
+	wrf_as memcg in_cgroup "$dir" "$ctl" exec zero -- "$wrf" --size $size \
+		--stride $stride --verify --between \
+		"echo \$((\$(cat $dir/memory.current) + 62 * 1048576 + 786432)) >$dir/memory.max"
+	check_eq "$(sed -n 's/^oom_kill //p' "$dir/memory.events")" 0 "OOM kills"
+	cg_clean
+	check_eq "$(val memcg verify)" ok "memcg: data"
+	check_eq "$(val memcg anon_huge_kb)" $(((size - 2) * 1024)) "memcg: AnonHugePages kB"
+	(($(stat_of fallback_charge) > before)) || {
+		echo "fallback_charge did not move"
+		return 1
+	}
+}
+
+# rmmod/insmod 20 times while four threads write-fault zero-page memory under
+# the global mode 'zero' that each load sets: no oops (tests/vm/run checks),
+# no corrupt data, no rule left, and the memory comes back.
+reload_under_load() {
+	local ko=$repo/module/thpcow.ko bad=$out/reload-errors free0 free1 i loop
+	free0=$(awk '/^MemFree/ { print $2 }' /proc/meminfo)
+	"$wrf" --size 32 --threads 4 --verify --repeat 1000000 >/dev/null 2>"$bad" &
+	loop=$!
+	for ((i = 0; i < 20; i++)); do
+		rmmod thpcow
+		insmod "$ko" default_mode=zero
+		sleep 0.3
+	done
+	check_eq "$(stat_of policies)" 0 "rules after the cycles"
+	kill "$loop"
+	wait "$loop" || true
+	rmmod thpcow
+	insmod "$ko"
+	[[ ! -s $bad ]] || {
+		echo "the writer saw corrupt data:"
+		cat "$bad"
+		return 1
+	}
+	free1=$(awk '/^MemFree/ { print $2 }' /proc/meminfo)
+	((free0 - free1 < 16384)) || {
+		echo "MemFree went from $free0 kB to $free1 kB"
+		return 1
+	}
+}
+
+cases=(
+	zero_pid_gets_thps           # a pid policy 'zero': one THP per 2 MiB, no split
+	no_policy_splits             # without a policy the stock split stays
+	sibling_keeps_stock          # a policy is per process, not per guest
+	cgroup_subtree               # a cgroup rule covers its subtree, not siblings
+	global_default               # the global default applies, and clears
+	children_inherit             # --children follows fork+exec two levels deep
+	readers_do_not_starve_writer # no livelock against readers of the same range
+	exited_process_leaves_no_rule # pid rules go away with their process
+	bad_requests_change_nothing  # ESRCH, ENOTDIR, EOPNOTSUPP, EPERM: nothing changes
+	fallback_thp_disabled        # THP off after the zero page was mapped: stock split
+	fallback_memcg_full          # memcg cannot take 2 MiB more: stock split, no OOM
+	reload_under_load            # rmmod/insmod under fault load: no oops, no leak
+)
+tap_run "${cases[@]}"
+rc=$?
+cg_clean
+rm -rf "$out"
+exit $rc

@@ -4,10 +4,11 @@
  *
  * Each argument starts with its own size, which must agree with the size
  * encoded in the command and be at least ABI 1's; copy_struct_from_user()
- * accepts a newer, longer structure only when its extra tail is zero. Reserved fields must be zero. Reading needs only an
- * open descriptor (the node is 0600); changing a policy needs
- * CAP_SYS_ADMIN in the initial user namespace, so a container's root
- * cannot change what the host decided.
+ * accepts a newer, longer structure only when its extra tail is zero.
+ * Reserved and output fields must be zero. Reading needs only an open
+ * descriptor (the node is 0600); changing a policy needs CAP_SYS_ADMIN in
+ * the initial user namespace, so a container's root cannot change what the
+ * host decided.
  */
 #include "thpcow.h"
 

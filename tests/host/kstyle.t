@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/host/kstyle.t: the kernel code is in kernel style. checkpatch.pl
+# (from Debian's linux-source tarball, extracted once into the cache) finds
+# no error or warning, and sparse (make C=2) and gcc find nothing to say.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$repo/tests/lib/tap.sh"
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow
+
+# The 6.1 headers the guest kernel needs, as make deps installs them.
+headers_dir() {
+	local h
+	h=$(apt-cache show --no-all-versions linux-headers-amd64 2>/dev/null |
+		sed -n 's/^Depends:.*linux-headers-\([^ ,]*-amd64\).*/\1/p')
+	echo "/usr/src/linux-headers-$h"
+}
+
+# checkpatch.pl and the data files it reads, from the newest linux-source.
+checkpatch() {
+	local tarball dir
+	tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-*.tar.xz' | sort -V | tail -n 1)
+	[[ -n $tarball ]] || return 1
+	dir=$cache/checkpatch/$(basename "$tarball" .tar.xz)
+	if [[ ! -x $dir/scripts/checkpatch.pl ]]; then
+		mkdir -p "$dir"
+		tar -xJf "$tarball" -C "$dir" --strip-components=1 --wildcards \
+			'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+			'*/scripts/const_structs.checkpatch' || return 1
+	fi
+	echo "$dir/scripts/checkpatch.pl"
+}
+
+checkpatch_clean() {
+	local cp files out
+	cp=$(checkpatch) || skip "no linux-source-*.tar.xz in /usr/src (make deps installs it)"
+	files=$(cd "$repo" && ls module/*.[ch] include/uapi/*.h | grep -v '\.mod\.c$')
+	# shellcheck disable=SC2086 # one word per file
+	out=$(cd "$repo" && "$cp" --no-tree --terse --show-types -f $files | grep -E ': (ERROR|WARNING):' || true)
+	[[ -z $out ]] || {
+		echo "$out"
+		return 1
+	}
+}
+
+sparse_and_gcc_clean() {
+	local hdr out
+	hdr=$(headers_dir)
+	[[ -d $hdr ]] || skip "no $hdr (make deps installs it)"
+	command -v sparse >/dev/null || skip "no sparse (make deps installs it)"
+	# Debian's headers have no vmlinux, so no BTF: that one line is expected.
+	local rc=0
+	out=$(make -s -C "$hdr" M="$repo/module" C=2 modules 2>&1) || rc=$?
+	out=$(grep -v '^Skipping BTF generation' <<<"$out" || true)
+	[[ $rc == 0 && -z $out ]] || {
+		echo "$out"
+		return 1
+	}
+}
+
+cases=(
+	checkpatch_clean     # no checkpatch.pl error or warning in the kernel code
+	sparse_and_gcc_clean # sparse (C=2) and gcc -Werror have nothing to say
+)
+tap_run "${cases[@]}"

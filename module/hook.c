@@ -15,6 +15,9 @@
 #include <linux/module.h>
 #include <linux/userfaultfd_k.h>
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /*
  * Decide whether thpcow handles this write fault on a huge PMD, and do it.
  * Returns false to pass the fault to the kernel unchanged.
@@ -45,6 +48,7 @@ static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
 		*ret = thpcow_subst_zero(vmf, &why);
 
 	thpcow_count(why);
+	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
 		thpcow_policy_account(rule);

@@ -1,0 +1,78 @@
+# shellcheck shell=bash
+# tests/lib/tap.sh: TAP 13 for shell tests, kselftest style.
+#
+# A test file lists its cases once, as function names with a comment each;
+# the plan is computed from that list, never counted by hand:
+#
+#   source "$(dirname "$0")/../lib/tap.sh"
+#   exit_status() { ...; }          # one case: a function
+#   cases=(
+#       exit_status   # COMMAND's exit status comes back
+#   )
+#   tap_run "${cases[@]}"
+#
+# Each case runs in its own subshell with errexit on: it passes when it returns
+# 0 and fails at its first failing command (use the check helpers below for a
+# readable reason). `skip REASON` ends it as skipped. Whatever it prints goes
+# to the TAP stream as `# ` diagnostics. tap_run prints `TAP version 13`, the
+# plan, one `ok`/`not ok` line per case and `# Totals: pass:N fail:N skip:N`,
+# then exits 1 if any case failed, else 0. TAP_ONLY='case ...' in the
+# environment runs only those cases (the others are skipped).
+
+tap_skip_file=''
+
+# skip REASON: end the current case as skipped.
+skip() {
+	echo "$*" >"$tap_skip_file"
+	exit 4 # kselftest's KSFT_SKIP
+}
+
+# check_eq GOT WANT WHAT: fail the case unless GOT is WANT.
+check_eq() {
+	[[ $1 == "$2" ]] && return
+	echo "$3: got '$1', want '$2'"
+	return 1
+}
+
+# check_match TEXT REGEX WHAT: fail the case unless TEXT matches REGEX.
+check_match() {
+	[[ $1 =~ $2 ]] && return
+	echo "$3: '$1' does not match /$2/"
+	return 1
+}
+
+# tap_run CASE...: run the cases in order and report them.
+tap_run() {
+	local n=0 pass=0 fail=0 skipped=0 c rc
+	tap_skip_file=$(mktemp)
+	echo "TAP version 13"
+	echo "1..$#"
+	for c; do
+		n=$((n + 1))
+		if [[ -n ${TAP_ONLY:-} && " $TAP_ONLY " != *" $c "* ]]; then
+			echo "ok $n $c # SKIP not in TAP_ONLY"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		: >"$tap_skip_file"
+		set +e
+		(
+			set -e
+			"$c"
+		) 2>&1 </dev/null | sed -u 's/^/# /'
+		rc=${PIPESTATUS[0]}
+		if ((rc == 0)); then
+			echo "ok $n $c"
+			pass=$((pass + 1))
+		elif ((rc == 4)) && [[ -s $tap_skip_file ]]; then
+			echo "ok $n $c # SKIP $(cat "$tap_skip_file")"
+			skipped=$((skipped + 1))
+		else
+			echo "not ok $n $c"
+			fail=$((fail + 1))
+		fi
+	done
+	rm -f "$tap_skip_file"
+	echo "# Totals: pass:$pass fail:$fail skip:$skipped"
+	((fail == 0))
+}

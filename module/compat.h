@@ -41,8 +41,11 @@ struct thpcow_ksyms {
 	typeof(&hugepage_vma_check) hugepage_vma_check;
 	/* building the new mapping, as __do_huge_pmd_anonymous_page() */
 	typeof(&clear_huge_page) clear_huge_page;
+	typeof(&copy_user_huge_page) copy_user_huge_page;
 	typeof(&page_add_new_anon_rmap) page_add_new_anon_rmap;
 	typeof(&lru_cache_add_inactive_or_unevictable) lru_cache_add_inactive_or_unevictable;
+	/* the copied THP's old mapping goes, as in zap_huge_pmd() */
+	typeof(&page_remove_rmap) page_remove_rmap;
 	/* out-of-line halves of inline helpers (compat.c) */
 	typeof(&pmdp_huge_clear_flush) pmdp_huge_clear_flush;
 	typeof(&__mem_cgroup_charge) __mem_cgroup_charge;
@@ -98,6 +101,42 @@ static inline struct folio *thpcow_alloc_thp(struct vm_area_struct *vma,
 static inline void thpcow_clear_thp(struct folio *folio, unsigned long addr)
 {
 	thpcow_ksyms.clear_huge_page(&folio->page, addr, HPAGE_PMD_NR);
+}
+
+static inline void thpcow_copy_thp(struct folio *dst, struct folio *src,
+				   unsigned long addr, struct vm_area_struct *vma)
+{
+	thpcow_ksyms.copy_user_huge_page(&dst->page, &src->page, addr, vma,
+					 HPAGE_PMD_NR);
+}
+
+/* The faulting mapping of @src goes; its page reference is the caller's. */
+static inline void thpcow_remove_thp_rmap(struct folio *src,
+					  struct vm_area_struct *vma)
+{
+	thpcow_ksyms.page_remove_rmap(&src->page, vma, true);
+}
+
+/*
+ * Would the kernel's own CoW refuse to copy @page for another reason than
+ * that it is shared? If so, says why in *@why. Caller holds the PMD lock. Mirrors do_huge_pmd_wp_page() of 6.1:
+ * an exclusive page is reused, never copied; a page that may be pinned
+ * for DMA must stay the one the device sees; swap cache and KSM pages are
+ * left to the kernel.
+ */
+static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
+				       enum thpcow_stat *why)
+{
+	if (PageAnonExclusive(page))
+		*why = THPCOW_STAT_NOT_SHARED;
+	else if (folio_maybe_dma_pinned(folio))
+		*why = THPCOW_STAT_FALLBACK_PINNED;
+	else if (!folio_test_anon(folio) || folio_test_ksm(folio) ||
+		 folio_test_swapcache(folio))
+		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+	else
+		return false;
+	return true;
 }
 
 static inline void thpcow_mmu_range_init(struct mmu_notifier_range *range,

@@ -18,39 +18,57 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/* Is a THP for this fault allowed now, as for a first-touch fault? */
+static bool thpcow_eligible(struct vm_fault *vmf, enum thpcow_stat *why)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	if (!vma->anon_vma ||
+	    !thpcow_thp_allowed(vma, vmf->address & HPAGE_PMD_MASK))
+		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+	else if (userfaultfd_armed(vma))
+		*why = THPCOW_STAT_FALLBACK_UFFD;
+	else
+		return true;
+	return false;
+}
+
 /*
  * Decide whether thpcow handles this write fault on a huge PMD, and do it.
  * Returns false to pass the fault to the kernel unchanged.
  */
 static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
 {
-	struct vm_area_struct *vma = vmf->vma;
-	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
-	enum thpcow_stat why = THPCOW_STAT_SUBSTITUTED;
 	struct thpcow_rule *rule = NULL;
+	enum thpcow_stat why;
+	enum thpcow_mode mode;
 
 	thpcow_count(THPCOW_STAT_HOOK_CALLS);
 
 	/* A read-only GUP pin asked to unshare: not a write, the kernel's. */
-	if (vmf->flags & FAULT_FLAG_UNSHARE)
+	if (vmf->flags & FAULT_FLAG_UNSHARE) {
 		why = THPCOW_STAT_UNSHARE;
-	else if (!thpcow_is_huge_zero_pmd(vmf->orig_pmd))
-		why = THPCOW_STAT_NOT_ZERO_PAGE;
-	else if (thpcow_policy_of(vma->vm_mm, &rule) != THPCOW_MODE_ZERO)
+		goto out;
+	}
+	mode = thpcow_policy_of(vmf->vma->vm_mm, &rule);
+	if (mode != THPCOW_MODE_ZERO && mode != THPCOW_MODE_COPY) {
 		why = THPCOW_STAT_PASSTHROUGH;
-	else if (thpcow_native_zero)
-		why = THPCOW_STAT_NATIVE;
-	else if (!vma->anon_vma || !thpcow_thp_allowed(vma, haddr))
-		why = THPCOW_STAT_FALLBACK_INELIGIBLE;
-	else if (userfaultfd_armed(vma))
-		why = THPCOW_STAT_FALLBACK_UFFD;
-	else
-		*ret = thpcow_subst_zero(vmf, &why);
-
+	} else if (thpcow_is_huge_zero_pmd(vmf->orig_pmd)) {
+		if (thpcow_native_zero)
+			why = THPCOW_STAT_NATIVE;
+		else if (thpcow_eligible(vmf, &why))
+			*ret = thpcow_subst_zero(vmf, &why);
+	} else if (mode != THPCOW_MODE_COPY) {
+		why = THPCOW_STAT_NOT_ZERO_PAGE;
+	} else if (thpcow_eligible(vmf, &why)) {
+		*ret = thpcow_subst_copy(vmf, &why);
+	}
+out:
 	thpcow_count(why);
 	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
+	case THPCOW_STAT_COPIED:
 		thpcow_policy_account(rule);
 		return true;
 	case THPCOW_STAT_RETRY_RACE:

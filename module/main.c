@@ -37,7 +37,7 @@ int thpcow_mode_check(u32 mode)
 {
 	if (mode >= THPCOW_MODE_NR)
 		return -EINVAL;
-	if (mode == THPCOW_MODE_COPY || mode == THPCOW_MODE_SPLIT)
+	if (mode == THPCOW_MODE_SPLIT)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -72,7 +72,7 @@ static const struct kernel_param_ops thpcow_mode_param_ops = {
 };
 module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
 MODULE_PARM_DESC(default_mode,
-		 "Global mode for memory without a pid or cgroup policy: kernel (default) or zero");
+		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero or copy");
 
 static void thpcow_report_counters(void)
 {

@@ -20,8 +20,8 @@
 #include <linux/oom.h>
 #include <linux/vmstat.h>
 
-static struct folio *thpcow_new_zeroed_thp(struct vm_fault *vmf,
-					   enum thpcow_stat *why)
+/* A THP for @vmf, allocated and charged as a first-touch fault's would be. */
+static struct folio *thpcow_new_thp(struct vm_fault *vmf, enum thpcow_stat *why)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
@@ -42,33 +42,26 @@ static struct folio *thpcow_new_zeroed_thp(struct vm_fault *vmf,
 		return NULL;
 	}
 	folio_throttle_swaprate(folio, gfp);
-
-	thpcow_clear_thp(folio, vmf->address);
-	/* Orders the clearing before the set_pmd_at() that publishes it. */
-	__folio_mark_uptodate(folio);
 	return folio;
 }
 
 /*
- * Returns 0 with *@why untouched when the THP is mapped, 0 with *@why =
- * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
- * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
- * kernel's own split should handle the fault.
+ * Map @folio (cleared or copied, uptodate) where the PMD still maps what
+ * vmf->orig_pmd did: the huge zero page, or @old, a shared anonymous THP
+ * whose page the caller holds a reference on. Consumes the reference on
+ * @folio. Returns as thpcow_subst_zero() does, leaving *@why as it was
+ * when the new THP is mapped.
  */
-vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
+static vm_fault_t thpcow_install(struct vm_fault *vmf, struct folio *folio,
+				 struct folio *old, enum thpcow_stat *why)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
 	struct mmu_notifier_range range;
-	struct folio *folio;
 	vm_fault_t ret = 0;
 
-	folio = thpcow_new_zeroed_thp(vmf, why);
-	if (!folio)
-		return VM_FAULT_FALLBACK;
-
-	/* Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the zero mapping. */
+	/* Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the old mapping. */
 	thpcow_mmu_range_init(&range, vma, haddr, haddr + HPAGE_PMD_SIZE);
 	mmu_notifier_invalidate_range_start(&range);
 
@@ -88,10 +81,16 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
 	thpcow_add_new_anon_thp(folio, vma, haddr);
 	set_pmd_at(mm, haddr, vmf->pmd, thpcow_mk_thp_pmd(folio, vma));
 	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
-	add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
+	if (old)
+		thpcow_remove_thp_rmap(old, vma);
+	else
+		add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
 	spin_unlock(vmf->ptl);
 	mmu_notifier_invalidate_range_end(&range);
 
+	/* The old mapping's reference; the TLB no longer holds it. */
+	if (old)
+		folio_put(old);
 	count_vm_event(THP_FAULT_ALLOC);
 	count_memcg_event_mm(mm, THP_FAULT_ALLOC);
 	return 0;
@@ -100,5 +99,69 @@ release:
 	spin_unlock(vmf->ptl);
 	mmu_notifier_invalidate_range_end(&range);
 	folio_put(folio);
+	return ret;
+}
+
+/*
+ * Returns 0 with *@why = THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0
+ * with *@why = THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
+ * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
+ * kernel's own split should handle the fault.
+ */
+vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
+{
+	struct folio *folio;
+
+	*why = THPCOW_STAT_SUBSTITUTED;
+	folio = thpcow_new_thp(vmf, why);
+	if (!folio)
+		return VM_FAULT_FALLBACK;
+	thpcow_clear_thp(folio, vmf->address);
+	/* Orders the clearing before the set_pmd_at() that publishes it. */
+	__folio_mark_uptodate(folio);
+	return thpcow_install(vmf, folio, NULL, why);
+}
+
+/*
+ * A write fault on a PMD-mapped anonymous THP shared with other processes
+ * (after fork()): copy all 2 MiB into a new THP mapped writable for this
+ * process alone, as Linux did before 4.8, instead of splitting and copying
+ * 4 KiB. The other sharers keep the original. Returns as
+ * thpcow_subst_zero(); whatever the kernel would not copy either
+ * (thpcow_copy_refused()) falls back to it with the reason.
+ */
+vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why)
+{
+	struct mm_struct *mm = vmf->vma->vm_mm;
+	struct folio *old, *folio;
+	struct page *page;
+	vm_fault_t ret;
+
+	vmf->ptl = pmd_lock(mm, vmf->pmd);
+	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+		spin_unlock(vmf->ptl);
+		*why = THPCOW_STAT_RETRY_RACE;
+		return 0;
+	}
+	page = pmd_page(vmf->orig_pmd);
+	old = page_folio(page);
+	if (thpcow_copy_refused(old, page, why)) {
+		spin_unlock(vmf->ptl);
+		return VM_FAULT_FALLBACK;
+	}
+	/* Nobody can write it: every mapping of a shared page is read-only. */
+	folio_get(old);
+	spin_unlock(vmf->ptl);
+
+	*why = THPCOW_STAT_COPIED;
+	folio = thpcow_new_thp(vmf, why);
+	if (!folio) {
+		folio_put(old);
+		return VM_FAULT_FALLBACK;
+	}
+	thpcow_copy_thp(folio, old, vmf->address, vmf->vma);
+	__folio_mark_uptodate(folio);
+	ret = thpcow_install(vmf, folio, old, why);
+	folio_put(old);
 	return ret;
 }

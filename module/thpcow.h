@@ -59,6 +59,7 @@ void thpcow_hook_remove(void);
 
 /* subst.c */
 vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why);
+vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why);
 
 /* policy.c */
 struct thpcow_rule;

@@ -121,6 +121,9 @@ enum thpcow_stat {
 	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
 	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */
 	THPCOW_STAT_INHERIT_FAILED,	/* no memory to pass a policy to a child */
+	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
+	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
+	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent */
 	THPCOW_STAT_NR
 };
 
@@ -128,7 +131,8 @@ enum thpcow_stat {
 	"hook_calls", "substituted", "passthrough", "not_zero_page",	\
 	"unshare", "native", "fallback_ineligible", "fallback_uffd",	\
 	"fallback_alloc", "fallback_charge", "retry_race",		\
-	"fallback_unstable", "inherit_failed",				\
+	"fallback_unstable", "inherit_failed", "copied", "not_shared",	\
+	"fallback_pinned",						\
 }
 
 #define THPCOW_STATS_MAX	64

@@ -141,8 +141,8 @@ bad_requests_change_nothing() {
 	check_match "$msg" "no such process" "set on a missing pid"
 	msg=$("$ctl" set --cgroup /proc zero 2>&1) && return 1
 	check_match "$msg" "not a cgroup v2 directory" "set on /proc"
-	msg=$("$ctl" set --global copy 2>&1) && return 1
-	check_match "$msg" "not supported" "mode copy before its issue"
+	msg=$("$ctl" set --global split 2>&1) && return 1
+	check_match "$msg" "not supported" "mode split, not implemented yet"
 	msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$ctl" set --global zero 2>&1) && return 1
 	check_match "$msg" "root|CAP_SYS_ADMIN" "set as nobody"

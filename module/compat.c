@@ -26,6 +26,7 @@ const struct thpcow_ksym_desc thpcow_ksym_table[] = {
 	THPCOW_KSYM(page_add_new_anon_rmap, true),
 	THPCOW_KSYM(lru_cache_add_inactive_or_unevictable, true),
 	THPCOW_KSYM(page_remove_rmap, true),
+	THPCOW_KSYM(__split_huge_pmd, true),
 	THPCOW_KSYM(pmdp_huge_clear_flush, true),
 	THPCOW_KSYM(__mem_cgroup_charge, true),
 	THPCOW_KSYM(__count_memcg_events, true),

@@ -44,6 +44,8 @@ struct thpcow_ksyms {
 	typeof(&copy_user_huge_page) copy_user_huge_page;
 	typeof(&page_add_new_anon_rmap) page_add_new_anon_rmap;
 	typeof(&lru_cache_add_inactive_or_unevictable) lru_cache_add_inactive_or_unevictable;
+	/* what do_huge_pmd_wp_page() falls back to: split the PMD */
+	typeof(&__split_huge_pmd) __split_huge_pmd;
 	/* the copied THP's old mapping goes, as in zap_huge_pmd() */
 	typeof(&page_remove_rmap) page_remove_rmap;
 	/* out-of-line halves of inline helpers (compat.c) */
@@ -69,6 +71,15 @@ static inline void thpcow_ftrace_set_ip(struct ftrace_regs *fregs,
 					unsigned long ip)
 {
 	ftrace_instruction_pointer_set(fregs, ip);
+}
+
+/* The kernel's own fallback for a write on the huge zero page, before 6.13. */
+static inline vm_fault_t thpcow_split_zero_pmd(struct vm_fault *vmf)
+{
+	vmf->ptl = pmd_lockptr(vmf->vma->vm_mm, vmf->pmd);
+	thpcow_ksyms.__split_huge_pmd(vmf->vma, vmf->pmd, vmf->address, false,
+				      NULL);
+	return VM_FAULT_FALLBACK;
 }
 
 /* Does this kernel already give the huge zero page a THP on write (6.13)? */

@@ -51,7 +51,12 @@ static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
 		goto out;
 	}
 	mode = thpcow_policy_of(vmf->vma->vm_mm, &rule);
-	if (mode != THPCOW_MODE_ZERO && mode != THPCOW_MODE_COPY) {
+	if (mode == THPCOW_MODE_SPLIT && thpcow_native_zero &&
+	    thpcow_is_huge_zero_pmd(vmf->orig_pmd)) {
+		/* What this kernel did before it learnt to substitute. */
+		why = THPCOW_STAT_SPLIT;
+		*ret = thpcow_split_zero_pmd(vmf);
+	} else if (mode == THPCOW_MODE_KERNEL || mode == THPCOW_MODE_SPLIT) {
 		why = THPCOW_STAT_PASSTHROUGH;
 	} else if (thpcow_is_huge_zero_pmd(vmf->orig_pmd)) {
 		if (thpcow_native_zero)
@@ -69,6 +74,7 @@ out:
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
 	case THPCOW_STAT_COPIED:
+	case THPCOW_STAT_SPLIT:
 		thpcow_policy_account(rule);
 		return true;
 	case THPCOW_STAT_RETRY_RACE:

@@ -35,11 +35,7 @@ void thpcow_counters_sum(u64 *sum)
 /* A mode this module version implements, or why not. */
 int thpcow_mode_check(u32 mode)
 {
-	if (mode >= THPCOW_MODE_NR)
-		return -EINVAL;
-	if (mode == THPCOW_MODE_SPLIT)
-		return -EOPNOTSUPP;
-	return 0;
+	return mode < THPCOW_MODE_NR ? 0 : -EINVAL;
 }
 
 /* Parses a mode name, as written to a parameter (one trailing newline ok). */
@@ -72,7 +68,7 @@ static const struct kernel_param_ops thpcow_mode_param_ops = {
 };
 module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
 MODULE_PARM_DESC(default_mode,
-		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero or copy");
+		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero, copy or split");
 
 static void thpcow_report_counters(void)
 {

@@ -124,6 +124,7 @@ enum thpcow_stat {
 	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
 	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
 	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent */
+	THPCOW_STAT_SPLIT,		/* split forced where the kernel would not */
 	THPCOW_STAT_NR
 };
 
@@ -132,7 +133,7 @@ enum thpcow_stat {
 	"unshare", "native", "fallback_ineligible", "fallback_uffd",	\
 	"fallback_alloc", "fallback_charge", "retry_race",		\
 	"fallback_unstable", "inherit_failed", "copied", "not_shared",	\
-	"fallback_pinned",						\
+	"fallback_pinned", "split",					\
 }
 
 #define THPCOW_STATS_MAX	64

@@ -47,9 +47,21 @@ kernel_after_fork_splits() {
 	check_eq "$(val kernel verify)" ok "parent data after the child wrote"
 }
 
+# 'split' on a kernel that splits anyway is 'kernel': write after read
+# splits every 2 MiB, where 'zero' would have given THPs.
+split_is_stock_here() {
+	[[ $(awk '$1 == "native_zero" { print $2 }' /sys/kernel/debug/thpcow/stats) == 0 ]] ||
+		skip "this kernel substitutes natively"
+	"$ctl" exec split -- "$wrf" --size $size --verify >"$out/split"
+	check_eq "$(val split thp_split_pmd)" "$regions" "splits"
+	check_eq "$(val split anon_huge_kb)" 0 "AnonHugePages kB"
+	check_eq "$(val split verify)" ok "data"
+}
+
 cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
+	split_is_stock_here      # 'split' where the kernel splits anyway: the same
 )
 tap_run "${cases[@]}"
 rc=$?

@@ -201,6 +201,8 @@ int cmd_unload(const struct verb *v, int argc, char *argv[])
 		error_msg(MODULE_NAME ": module not loaded");
 		ret = -1;
 	} else {
+		/* every error is reported below, in words: not by libkmod too */
+		kmod_set_log_priority(ctx, LOG_EMERG);
 		ret = kmod_module_remove_module(mod, 0);
 		if (ret == -EBUSY || ret == -EAGAIN)
 			error_msg(MODULE_NAME ": module is in use (close what holds "

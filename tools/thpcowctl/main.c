@@ -67,6 +67,15 @@ static const struct verb verbs[] = {
 			"  --watch SECONDS print rates per second every SECONDS\n"
 			"  --count N       with --watch: stop after N intervals\n",
 	}, {
+		.name = "trace", .fn = cmd_trace,
+		.summary = "print the module's fault events as they happen",
+		.usage = "[--json] [--count N] [--duration SECONDS] [--pid PID]",
+		.help = "  --json          one JSON object per event (JSON Lines)\n"
+			"  --count N       stop after N events\n"
+			"  --duration SECONDS\n"
+			"                  stop after SECONDS\n"
+			"  --pid PID       only the events of process PID\n",
+	}, {
 		.name = "load", .fn = cmd_load,
 		.summary = "load the module (installed, or from a file)",
 		.usage = "[--default MODE] [--path FILE.ko]",

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "parse.h"
 #include "thpcowctl.h"
+#include "trace.h"
 
 enum { PASS, FAIL, SKIP };
 
@@ -290,6 +291,21 @@ static int test_counters(const void *arg)
 	return ret;
 }
 
+/* The counter past those this tool knows, named by its index. */
+static int test_unknown_counter(const void *arg)
+{
+	char want[64], *got = NULL;
+	int ret = PASS;
+
+	(void)arg;
+	snprintf(want, sizeof(want), "\ncounter_%d           8\n", THPCOW_STAT_NR);
+	CAPTURE(got, f, print_counters(f, &sample_cur, NULL, 0, false));
+	if (!strstr(got, want))
+		ret = fail("print_counters: [%s] not in:\n%s", want + 1, got);
+	free(got);
+	return ret;
+}
+
 /* Fallbacks are the fallback_* counters: retry_race is not one. */
 static int test_fallbacks(const void *arg)
 {
@@ -298,6 +314,74 @@ static int test_fallbacks(const void *arg)
 		return fail("stats_fallbacks = %llu, want 8",
 			    stats_fallbacks(&sample_cur));
 	return PASS;
+}
+
+/* --- trace_pipe lines --------------------------------------------------- */
+
+struct trace_case {
+	const char *line;
+	enum trace_line kind;
+	pid_t pid;
+	const char *comm;
+	unsigned long long address;
+	const char *outcome;
+	unsigned long long lost;
+};
+
+static int test_trace_line(const void *arg)
+{
+	const struct trace_case *c = arg;
+	struct trace_event ev;
+	unsigned long long lost = 12345;
+	enum trace_line kind = trace_parse_line(c->line, &ev, &lost);
+
+	if (kind != c->kind)
+		return fail("trace_parse_line(\"%s\") = %d, want %d", c->line,
+			    kind, c->kind);
+	if (kind == TRACE_LINE_LOST && lost != c->lost)
+		return fail("%llu events lost, want %llu", lost, c->lost);
+	if (kind != TRACE_LINE_EVENT)
+		return PASS;
+	if (ev.pid != c->pid)
+		return fail("pid %d, want %d", ev.pid, c->pid);
+	if (ev.address != c->address)
+		return fail("address 0x%llx, want 0x%llx", ev.address, c->address);
+	if (expect_str("comm", ev.comm, c->comm))
+		return FAIL;
+	return expect_str("outcome", ev.outcome, c->outcome);
+}
+
+static const struct trace_event sample_events[] = {
+	{ 1234, "wrf", 0x7f1234600000ULL, "substituted" },
+	{ 7, "my \"odd\"\tname", 0x200000, "fallback_alloc" },
+	{ 4194304, "d\xc3\xa9j\xc3\xa0 \xff", 0xffffffffffffffffULL, "passthrough" },
+};
+
+struct trace_print_case {
+	bool json;
+	const char *want;
+};
+
+static void print_sample_events(FILE *f, bool json)
+{
+	size_t i;
+
+	if (!json)
+		print_trace_header(f);
+	for (i = 0; i < ARRAY_SIZE(sample_events); i++)
+		print_trace_event(f, &sample_events[i], json);
+}
+
+static int test_trace_print(const void *arg)
+{
+	const struct trace_print_case *c = arg;
+	char *got = NULL;
+	int ret;
+
+	CAPTURE(got, f, print_sample_events(f, c->json));
+	ret = expect_str("trace output", got, c->want);
+	free(got);
+	return ret;
 }
 
 /* --- cgroup paths ------------------------------------------------------- */
@@ -491,6 +575,62 @@ static int test_exec_not_run(const void *arg)
 	return PASS;
 }
 
+/* --- the man page and the completion ------------------------------------ */
+
+/* Run a bash script with $1 = the tool's directory; its output in out. */
+static int run_sh(const char *script, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	int fds[2], status;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s", cli_path);
+	fflush(stdout);
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		execlp("bash", "bash", "-c", script, "bash", dirname(dir),
+		       (char *)NULL);
+		_exit(126);
+	}
+	close(fds[1]);
+	while (n < len - 1 && (r = read(fds[0], out + n, len - 1 - n)) > 0)
+		n += r;
+	out[n] = '\0';
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct sh_case {
+	const char *needs;	/* a file that must exist, or skip */
+	const char *script;
+	const char *want;	/* the output; "" for none */
+};
+
+static int test_sh(const void *arg)
+{
+	const struct sh_case *c = arg;
+	char out[OUT_MAX];
+	int status;
+
+	if (access(c->needs, R_OK)) {
+		skip_reason = c->needs;
+		return SKIP;
+	}
+	status = run_sh(c->script, out, sizeof(out));
+	if (status)
+		return fail("exit status %d; output: %s", status, out);
+	return expect_str("output", out, c->want);
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 struct test {
@@ -520,6 +660,27 @@ struct test {
 #define FAKE_CG(desc, env, status, out, err, log, ...) CASE(test_cli, desc, \
 	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE | NEED_CGROUP2, \
 	env, log)
+/* TRACE(desc, line, pid, comm, address, outcome): an event */
+#define TRACE(desc, l, p, c, a, o) CASE(test_trace_line, desc, trace_case, \
+	.line = l, .kind = TRACE_LINE_EVENT, .pid = p, .comm = c, .address = a, \
+	.outcome = o)
+/* TRACE_NOT(desc, line, kind, lost): not an event */
+#define TRACE_NOT(desc, l, k, n) CASE(test_trace_line, desc, trace_case, \
+	.line = l, .kind = k, .lost = n)
+/* a trace_pipe line: TASK-TID [CPU] FLAGS TIMESTAMP: thpcow_fault: FIELDS */
+#define TRACE_PIPE(task, flags, fields) \
+	"  " task " [001] " flags "  5123.456789: thpcow_fault: " fields
+#define SH(desc, needs, script, want) CASE(test_sh, desc, sh_case, needs, \
+	script, want)
+/* bash with the completion loaded, completing the last of words into
+ * COMPREPLY, then what follows (REPLY: print it) */
+#define COMPLETE(words) \
+	". " BASH_COMPLETION "; . \"$1/thpcowctl.bash-completion\"; " \
+	"COMP_WORDS=(thpcowctl " words "); " \
+	"COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=\"${COMP_WORDS[*]}\"; " \
+	"COMP_POINT=${#COMP_LINE}; _thpcowctl; "
+#define REPLY	"echo \"${COMPREPLY[*]}\""
+#define BASH_COMPLETION	"/usr/share/bash-completion/bash_completion"
 #define NOT_LOADED	MISSING_DEVICE ": module not loaded (try: thpcowctl load)"
 #define MOUNTINFO_LINE(root, mnt, type) \
 	"30 1 0:26 " root " " mnt " rw,nosuid shared:9 - " type " " type " rw\n"
@@ -647,8 +808,7 @@ static const struct test tests[] = {
 	CASE(test_counters, "stats: name value lines", counters_case, false,
 	     false, "hook_calls           30\nsubstituted          2\n", NULL),
 	/* counters a newer module added dropped or misnamed */
-	CASE(test_counters, "stats: an unknown counter is counter_N",
-	     counters_case, false, false, "counter_13           8\n", NULL),
+	{ "stats: an unknown counter is counter_N", test_unknown_counter, NULL },
 	/* rates as totals, or not divided by the interval */
 	CASE(test_counters, "stats: rates per second", counters_case, true,
 	     false, "interval_s           2.00\nhook_calls           10.00\n", NULL),
@@ -657,7 +817,7 @@ static const struct test tests[] = {
 	     counters_case, true, false, "substituted          1.00\n", NULL),
 	/* a counter the previous sample lacked compared with garbage */
 	CASE(test_counters, "stats: rates only for counters both samples hold",
-	     counters_case, true, false, "inherit_failed", "counter_13"),
+	     counters_case, true, false, "inherit_failed", "counter_"),
 	/* JSON keys drifting from the text names */
 	CASE(test_counters, "stats: JSON", counters_case, false, true,
 	     "{\"policies\":2,\"counters\":{\"hook_calls\":30,\"substituted\":2,",
@@ -667,6 +827,98 @@ static const struct test tests[] = {
 	     "{\"interval_s\":2.00,\"rates\":{\"hook_calls\":10.00,", NULL),
 	/* retry_race (not a fallback) added into the headline */
 	{ "stats: fallbacks sums fallback_* only", test_fallbacks, NULL },
+
+	/* the plain case, as 6.1 prints it */
+	TRACE("trace: an event", TRACE_PIPE("wrf-1234", ".....",
+	      "pid=1234 comm=wrf address=0x7f1234600000 outcome=substituted"),
+	      1234, "wrf", 0x7f1234600000ULL, "substituted"),
+	/* the thread in the prefix is not the process (tgid) of the event */
+	TRACE("trace: pid is the event's, not the prefix's", TRACE_PIPE(
+	      "<...>-1240", "d..1.",
+	      "pid=1234 comm=wrf address=0x200000 outcome=fallback_alloc"),
+	      1234, "wrf", 0x200000, "fallback_alloc"),
+	/* split on spaces: "my" as the comm, "prog" as junk */
+	TRACE("trace: a comm with spaces", TRACE_PIPE("my prog-4242", ".....",
+	      "pid=4242 comm=my prog address=0x1000 outcome=passthrough"),
+	      4242, "my prog", 0x1000, "passthrough"),
+	/* the first " address=0x" taken, inside the comm */
+	TRACE("trace: a comm holding \" address=0x\"", TRACE_PIPE(
+	      "a address=0x12-9", ".....",
+	      "pid=9 comm=a address=0x12 address=0xabc000 outcome=substituted"),
+	      9, "a address=0x12", 0xabc000, "substituted"),
+	/* the first " outcome=" taken, inside the comm */
+	TRACE("trace: a comm holding \" outcome=\"", TRACE_PIPE(
+	      "x outcome=zz-9", ".....",
+	      "pid=9 comm=x outcome=zz address=0x1 outcome=substituted"),
+	      9, "x outcome=zz", 0x1, "substituted"),
+	/* the prefix's comm looking like the tag: the first tag is the real one */
+	TRACE("trace: a comm like the event tag", TRACE_PIPE(
+	      ": thpcow_fault:-5", ".....",
+	      "pid=5 comm=: thpcow_fault: address=0x2 outcome=unshare"),
+	      5, ": thpcow_fault:", 0x2, "unshare"),
+	/* '=' and UTF-8 in a comm */
+	TRACE("trace: '=' and UTF-8 in a comm", TRACE_PIPE("a=b d\xc3\xa9j\xc3\xa0-6",
+	      ".....", "pid=6 comm=a=b d\xc3\xa9j\xc3\xa0 address=0x3 outcome=native"),
+	      6, "a=b d\xc3\xa9j\xc3\xa0", 0x3, "native"),
+	/* an empty comm (PR_SET_NAME "") */
+	TRACE("trace: an empty comm", TRACE_PIPE("-8", ".....",
+	      "pid=8 comm= address=0x4 outcome=substituted"),
+	      8, "", 0x4, "substituted"),
+	/* the longest comm the kernel has (15 bytes) */
+	TRACE("trace: a 15-byte comm", TRACE_PIPE("123456789012345-8", ".....",
+	      "pid=8 comm=123456789012345 address=0x5 outcome=substituted"),
+	      8, "123456789012345", 0x5, "substituted"),
+	/* a comm longer than the kernel's overflowing ours */
+	TRACE_NOT("trace: a 16-byte comm is not an event", TRACE_PIPE("x-8", ".....",
+	      "pid=8 comm=1234567890123456 address=0x5 outcome=substituted"),
+	      TRACE_LINE_BAD, 0),
+	/* an address cut to 32 bits, or a sign */
+	TRACE("trace: the highest address", TRACE_PIPE("a-1", ".....",
+	      "pid=1 comm=a address=0xffffffffffffffff outcome=substituted"),
+	      1, "a", 0xffffffffffffffffULL, "substituted"),
+	/* 17 hex digits wrapping around */
+	TRACE_NOT("trace: an address past 64 bits", TRACE_PIPE("a-1", ".....",
+	      "pid=1 comm=a address=0x1ffffffffffffffff outcome=substituted"),
+	      TRACE_LINE_BAD, 0),
+	/* junk in the address read as far as it goes */
+	TRACE_NOT("trace: a bad address", TRACE_PIPE("a-1", ".....",
+	      "pid=1 comm=a address=0x12zz outcome=substituted"), TRACE_LINE_BAD, 0),
+	/* a negative pid through strtol */
+	TRACE_NOT("trace: a negative pid", TRACE_PIPE("a-1", ".....",
+	      "pid=-1 comm=a address=0x1 outcome=substituted"), TRACE_LINE_BAD, 0),
+	/* the outcome read up to a space */
+	TRACE_NOT("trace: junk after the outcome", TRACE_PIPE("a-1", ".....",
+	      "pid=1 comm=a address=0x1 outcome=substituted x"), TRACE_LINE_BAD, 0),
+	/* a line with no outcome */
+	TRACE_NOT("trace: a cut-off line", TRACE_PIPE("a-1", ".....",
+	      "pid=1 comm=a address=0x1"), TRACE_LINE_BAD, 0),
+	/* another event in the same buffer taken for ours */
+	TRACE_NOT("trace: another event is not ours", "  bash-1 [000] .....  1.0: "
+	      "sched_switch: prev_comm=bash prev_pid=1", TRACE_LINE_OTHER, 0),
+	/* the rest of a line that a comm's newline cut */
+	TRACE_NOT("trace: a line's tail is not ours",
+	      "b address=0x1 outcome=substituted", TRACE_LINE_OTHER, 0),
+	/* lost events not reported */
+	TRACE_NOT("trace: lost events", "CPU:1 [LOST 42 EVENTS]", TRACE_LINE_LOST,
+	      42),
+	/* lost events without a count */
+	TRACE_NOT("trace: lost events, no count", "CPU:0 [LOST EVENTS]",
+	      TRACE_LINE_LOST, 0),
+	/* columns that do not line up with the header; a control character in
+	 * a comm written raw; UTF-8 counted in bytes */
+	CASE(test_trace_print, "trace: text", trace_print_case, false,
+	     "    PID  COMM             ADDRESS             OUTCOME\n"
+	     "   1234  wrf              0x7f1234600000      substituted\n"
+	     "      7  my \"odd\"\\x09name  0x200000            fallback_alloc\n"
+	     "4194304  d\xc3\xa9j\xc3\xa0 \\xff        0xffffffffffffffff  passthrough\n"),
+	/* one object a line; quotes, tabs and bad UTF-8 in a comm escaped */
+	CASE(test_trace_print, "trace: JSON", trace_print_case, true,
+	     "{\"pid\":1234,\"comm\":\"wrf\",\"address\":\"0x7f1234600000\","
+	     "\"outcome\":\"substituted\"}\n"
+	     "{\"pid\":7,\"comm\":\"my \\\"odd\\\"\\tname\",\"address\":\"0x200000\","
+	     "\"outcome\":\"fallback_alloc\"}\n"
+	     "{\"pid\":4194304,\"comm\":\"d\xc3\xa9j\xc3\xa0 \\ufffd\","
+	     "\"address\":\"0xffffffffffffffff\",\"outcome\":\"passthrough\"}\n"),
 
 	/* the mount path doubled onto an absolute argument */
 	CGROUP("cgroup: an absolute path is used as is", "/sys/fs/cgroup",
@@ -831,6 +1083,46 @@ static const struct test tests[] = {
 	CLI("cli: load --path of a missing file, exit 1", 1, NULL,
 	    "/nonexistent/thpcow.ko: No such file or directory",
 	    "load", "--path", "/nonexistent/thpcow.ko"),
+
+	/* trace --count 0 waiting forever */
+	CLI("cli: trace --count 0, exit 2", 2, NULL, "invalid N '0'",
+	    "trace", "--count", "0"),
+	/* a bad --duration taken as 0 (forever) */
+	CLI("cli: trace --duration 1s, exit 2", 2, NULL,
+	    "invalid SECONDS '1s'", "trace", "--duration", "1s"),
+	/* --pid 0 as "every process" */
+	CLI("cli: trace --pid 0, exit 2", 2, NULL, "invalid PID '0'",
+	    "trace", "--pid", "0"),
+	/* extra words ignored */
+	CLI("cli: trace with an argument, exit 2", 2, NULL,
+	    "unexpected argument 'now'", "trace", "now"),
+	/* a failure (no tracefs, no module or no root: each is exit 1) as
+	 * a usage error, or a header printed before it */
+	CLI_UNLOADED("cli: trace without the module, exit 1", 1, NULL,
+		     "thpcowctl: trace: ", "trace", "--count", "1"),
+	/* the man page with groff warnings (bad macros, lines too long) */
+	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
+	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),
+	/* the man page not covering every verb */
+	SH("man: every verb is documented", "/usr/bin/man",
+	   "for v in $(\"$1/thpcowctl\" --help | sed -n \"s/^  \\([a-z]*\\) .*/\\1/p\"); do "
+	   "MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null | "
+	   "grep -q \"^       $v\" || echo \"$v is missing\"; done", ""),
+	/* a syntax error in the completion script */
+	SH("completion: loads in bash", "/bin/bash",
+	   ". \"$1/thpcowctl.bash-completion\" && complete -p thpcowctl",
+	   "complete -F _thpcowctl thpcowctl\n"),
+	/* a verb missing from the completion */
+	SH("completion: the verbs", BASH_COMPLETION, COMPLETE("t") REPLY,
+	   "trace\n"),
+	/* the trace options not completed */
+	SH("completion: trace's options", BASH_COMPLETION,
+	   COMPLETE("trace --") REPLY,
+	   "--json --count --duration --pid --help\n"),
+	/* trace --pid offering the options, or nothing */
+	SH("completion: trace --pid offers process ids", BASH_COMPLETION,
+	   COMPLETE("trace --pid \"\"")
+	   "[[ \" ${COMPREPLY[*]} \" == *\" $$ \"* ]] && echo ok", "ok\n"),
 
 	/* below: against test_fakedev.so, which checks arguments as the
 	 * module does and logs the policy commands it accepted */

@@ -35,6 +35,7 @@ enum {
 	OPT_COUNT,
 	OPT_DEFAULT,
 	OPT_PATH,
+	OPT_DURATION,
 };
 
 struct verb {
@@ -76,5 +77,6 @@ int cmd_list(const struct verb *v, int argc, char *argv[]);
 int cmd_exec(const struct verb *v, int argc, char *argv[]);
 int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);
+int cmd_trace(const struct verb *v, int argc, char *argv[]);
 
 #endif /* THPCOWCTL_H */

@@ -1,0 +1,565 @@
+#!/usr/bin/env bash
+# thpcowctl against the real module, run inside a guest with thpcow loaded
+# (see tests/vm/cli.t): every verb, its text and JSON output, and its error
+# paths with their exact messages and exit statuses (1: the operation
+# failed, 2: the command line was wrong). The last case unloads and loads
+# the module and leaves it loaded with the global mode kernel.
+# THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
+# THPCOW_KO the module file that was loaded (default: module/thpcow.ko).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/tap.sh
+source "$repo/tests/lib/tap.sh"
+
+ctl=${THPCOW_CTL:-$repo/tools/thpcowctl/thpcowctl}
+wrf=$repo/tests/prog/wrf
+ko=${THPCOW_KO:-$repo/module/thpcow.ko}
+uapi=$repo/include/uapi/thpcow.h
+kernel=$(uname -r)
+version=$(sed -n 's/^#define THPCOW_VERSION\t*"\(.*\)"$/\1/p' "$uapi")
+abi=$(sed -n 's/^#define THPCOW_ABI_VERSION\t*\([0-9]*\)$/\1/p' "$uapi")
+cg=/sys/fs/cgroup
+tracefs=/sys/kernel/tracing
+event=events/thpcow/thpcow_fault
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+out=$(mktemp -d)
+
+# run STATUS CMD...: run CMD, its stdout in $so and stderr in $se; fail the
+# case unless it exits with STATUS.
+run() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
+	so=$(<"$out/stdout") se=$(<"$out/stderr")
+	((rc == want)) && return
+	echo "$*: exit status $rc, want $want"
+	echo "stdout: $so"
+	echo "stderr: $se"
+	return 1
+}
+
+# fails STATUS MESSAGE CMD...: CMD exits with STATUS, prints nothing to
+# stdout and exactly MESSAGE to stderr.
+fails() {
+	local want=$1 msg=$2
+	shift 2
+	run "$want" "$@"
+	check_eq "$so" "" "stdout of $*"
+	check_eq "$se" "$msg" "stderr of $*"
+}
+
+# A process costs a quarter of a second in the guest (TCG): the helpers
+# below use bash alone where they can.
+
+# field LABEL: the value of "LABEL: value" in $so (text output).
+field() {
+	local line
+	while IFS= read -r line; do
+		[[ $line =~ ^"$1":\ +(.*)$ ]] && echo "${BASH_REMATCH[1]}"
+	done <<<"$so"
+}
+
+# jqso FILTER: FILTER applied to $so, which jq must parse as JSON.
+jqso() { jq -c "$1" <<<"$so"; }
+
+# cleanup: for a case that changes anything, as its first command. When
+# the case ends, passed or not, its background processes are killed, the
+# cgroups it made removed, and the module left loaded, without policies.
+bgpids=()
+cleanup() { trap case_exit EXIT; }
+case_exit() {
+	local procs
+	set +e
+	procs=$(cat "$cg"/thpcow-cli/cgroup.procs "$cg"/thpcow-cli/*/cgroup.procs \
+		"$cg"/thpcow-cli/*/*/cgroup.procs 2>/dev/null)
+	# shellcheck disable=SC2086 # one pid a word
+	kill "${bgpids[@]}" $procs 2>/dev/null
+	wait 2>/dev/null
+	[[ -d /sys/module/thpcow ]] || "$ctl" load --path "$ko" || insmod "$ko"
+	"$ctl" list --json | jq -r '.policies[] | select(.scope == "cgroup") | .cgroup' |
+		while read -r c; do "$ctl" clear --cgroup "$c"; done
+	"$ctl" clear --global
+	cg_clean
+}
+
+# bg VAR CMD...: start CMD in the background (with the call's redirections),
+# its pid in VAR; killed when the case ends (see cleanup). CMD must be a
+# program, or a function that ends in exec: the pid is that of the process.
+bg() {
+	local -n pid=$1
+	shift
+	"$@" &
+	pid=$!
+	bgpids+=("$pid")
+}
+
+# in_cgroup DIR CMD...: become CMD, a member of cgroup DIR.
+in_cgroup() {
+	local dir=$1
+	shift
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
+# wait_for CONDITION...: until the command CONDITION succeeds (10 s at most;
+# then what it says, once).
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		"$@" >/dev/null 2>&1 && return
+		sleep 0.05
+	done
+	echo "timed out waiting for: $*"
+	"$@"
+	return 1
+}
+
+# A trace has its instance and its event enabled there.
+trace_ready() {
+	local f
+	for f in "$tracefs"/instances/thpcowctl-*/"$event/enable"; do
+		[[ -r $f && $(<"$f") == 1 ]] && return
+	done
+	return 1
+}
+no_instances() {
+	local left=("$tracefs"/instances/*)
+	[[ ! -e ${left[0]} ]] && return
+	echo "instances left: ${left[*]}"
+	return 1
+}
+file_has() { [[ -s $1 ]]; }
+# lines_with FILE TEXT N: at least N lines of FILE hold TEXT.
+lines_with() {
+	local l n=0
+	while IFS= read -r l; do [[ $l == *"$2"* ]] && n=$((n + 1)); done <"$1"
+	((n >= $3))
+}
+# comments_only FILE: every line of FILE starts with '#'.
+comments_only() {
+	local l
+	while IFS= read -r l; do
+		[[ $l == '#'* ]] && continue
+		echo "$1: $l"
+		return 1
+	done <"$1"
+}
+# line_in FILE LINE: FILE has the line LINE.
+line_in() {
+	local l
+	while IFS= read -r l; do [[ $l == "$2" ]] && return; done <"$1"
+	return 1
+}
+
+# wrf_gated NAME: become wrf (8 MiB, 4 huge pages) under 'zero' that reads,
+# waits for the file $out/go-NAME, then writes; its output in $out/NAME.
+# Each NAME is used once.
+wrf_gated() {
+	exec "$ctl" exec zero -- "$wrf" --size 8 --verify \
+		--between "while [ ! -e $out/go-$1 ]; do sleep 0.05; done" >"$out/$1"
+}
+
+# A fresh cgroup tree for a case, removed again with rmdir (deepest first).
+cg_make() { mkdir -p "${@/#/$cg/thpcow-cli/}"; }
+cg_clean() {
+	[[ -d $cg/thpcow-cli ]] || return 0
+	find "$cg/thpcow-cli" -depth -type d -exec rmdir {} +
+}
+
+# --- cases -------------------------------------------------------------------
+
+status_text() {
+	run 0 "$ctl" status
+	check_eq "$(field "module loaded")" yes "module loaded"
+	check_eq "$(field "module version")" "$version" "module version"
+	check_eq "$(field "module abi")" "$abi" "module abi"
+	check_eq "$(field "thpcowctl version")" "$version" "thpcowctl version"
+	check_eq "$(field kernel)" "$kernel" "kernel"
+	check_eq "$(field "native zero")" no "native zero on 6.1"
+	check_eq "$(field "global mode")" kernel "global mode"
+	check_match "$(field substituted)" '^[0-9]+$' "substituted"
+	check_eq "$se" "" "stderr"
+}
+
+status_json() {
+	run 0 "$ctl" status --json
+	check_eq "$(jqso '[.loaded, .native_zero, .module_version, .tool_version, .abi == .tool_abi, .global_mode, .kernel]')" \
+		"[true,false,\"$version\",\"$version\",true,\"kernel\",\"$kernel\"]" "status --json"
+	check_eq "$(jqso '[.policies, .substituted, .fallbacks, .hook_calls] | map(type) | unique')" \
+		'["number"]' "the counters are numbers"
+}
+
+version() {
+	run 0 "$ctl" version
+	check_eq "$so" "thpcowctl $version (ABI $abi)
+thpcow $version (ABI $abi)" "version"
+	check_eq "$(</sys/module/thpcow/version)" "$version" "the module's own version"
+	run 0 "$ctl" --version
+	check_eq "${so%%$'\n'*}" "thpcowctl $version (ABI $abi)" "--version"
+}
+
+pid_set_get_clear() {
+	local p
+	cleanup
+	bg p sleep 600
+	fails 0 "" "$ctl" set --pid "$p" zero
+	run 0 "$ctl" get --pid "$p"
+	check_eq "$(field scope)/$(field pid)/$(field comm)" "pid/$p/sleep" "target"
+	check_eq "$(field mode)/$(field flags)/$(field present)" "zero/-/yes" "own policy"
+	check_eq "$(field "effective mode")/$(field "effective scope")" zero/pid "in effect"
+	run 0 "$ctl" get --pid "$p" --json
+	check_eq "$(jqso '[.scope, .pid, .comm, .mode, .flags, .substitutions, .present]')" \
+		"[\"pid\",$p,\"sleep\",\"zero\",[],0,true]" "get --json"
+	fails 0 "" "$ctl" clear --pid "$p"
+	run 0 "$ctl" get --pid "$p" --json
+	check_eq "$(jqso '[.mode, .present, .effective_mode, .effective_scope]')" \
+		'[null,false,"kernel","global"]' "after clear"
+	fails 1 "thpcowctl: no policy for pid $p" "$ctl" clear --pid "$p"
+}
+
+# A shell sets a policy on itself, then forks: with --children the child
+# gets the policy too, without it the child has none.
+pid_children() {
+	local flags parent_want child_want parent child
+	cleanup
+	# FLAGS (- for none), the parent's [mode, flags], the child's
+	# [present, mode, flags, effective_mode]
+	while read -r flags parent_want child_want; do
+		[[ $flags == - ]] && flags=''
+		rm -f "$out/child"
+		bg parent sh -c '"$0" set --pid $$ $1 zero && { sleep 600 & echo $! >"$2"; wait; }' \
+			"$ctl" "$flags" "$out/child"
+		wait_for file_has "$out/child"
+		child=$(<"$out/child")
+		bgpids+=("$child")
+		run 0 "$ctl" get --pid "$parent" --json
+		check_eq "$(jqso '[.mode, .flags]')" "$parent_want" \
+			"the parent, set ${flags:-without --children}"
+		run 0 "$ctl" get --pid "$child" --json
+		check_eq "$(jqso '[.present, .mode, .flags, .effective_mode]')" "$child_want" \
+			"its child"
+	done <<'EOF'
+--children ["zero",["children"]] [true,"zero",["children"],"zero"]
+- ["zero",[]] [false,null,[],"kernel"]
+EOF
+}
+
+# --cgroup as an absolute path, below the root with and without a leading
+# slash, and nested: the nearest cgroup policy above a process wins.
+cgroup_policy() {
+	local in_a in_vms id
+	cleanup
+	cg_make vms/a
+	fails 0 "" "$ctl" set --cgroup "$cg/thpcow-cli/vms" zero
+	fails 0 "" "$ctl" set --cgroup thpcow-cli/vms/a/ kernel
+	run 0 "$ctl" get --cgroup thpcow-cli/vms
+	check_eq "$(field scope)/$(field cgroup)/$(field mode)/$(field present)" \
+		"cgroup//thpcow-cli/vms/zero/yes" "get, relative"
+	id=$(stat -c %i "$cg/thpcow-cli/vms")
+	run 0 "$ctl" get --cgroup /thpcow-cli/vms/a --json
+	check_eq "$(jqso '[.scope, .cgroup, .mode, .present]')" \
+		'["cgroup","/thpcow-cli/vms/a","kernel",true]' "get --json, leading slash"
+	run 0 "$ctl" get --cgroup "$cg/thpcow-cli/vms" --json
+	check_eq "$(jqso .cgroup_id)" "$id" "the cgroup id is the directory's inode"
+	bg in_a in_cgroup "$cg/thpcow-cli/vms/a" sleep 600
+	bg in_vms in_cgroup "$cg/thpcow-cli/vms" sleep 600
+	wait_for line_in "$cg/thpcow-cli/vms/a/cgroup.procs" "$in_a"
+	wait_for line_in "$cg/thpcow-cli/vms/cgroup.procs" "$in_vms"
+	run 0 "$ctl" get --pid "$in_a" --json
+	check_eq "$(jqso '[.effective_mode, .effective_scope]')" '["kernel","cgroup"]' \
+		"a process in the nested cgroup"
+	run 0 "$ctl" get --pid "$in_vms" --json
+	check_eq "$(jqso '[.effective_mode, .effective_scope]')" '["zero","cgroup"]' \
+		"a process in the outer cgroup"
+	fails 0 "" "$ctl" clear --cgroup "$cg/thpcow-cli/vms/a"
+	fails 0 "" "$ctl" clear --cgroup thpcow-cli/vms
+	run 0 "$ctl" get --cgroup thpcow-cli/vms --json
+	check_eq "$(jqso '[.mode, .present]')" '[null,false]' "after clear"
+	fails 1 "thpcowctl: no policy for cgroup /thpcow-cli/vms/a" \
+		"$ctl" clear --cgroup /thpcow-cli/vms/a
+}
+
+global_policy() {
+	cleanup
+	fails 0 "" "$ctl" set --global zero
+	run 0 "$ctl" get --global --json
+	check_eq "$so" '{"scope":"global","mode":"zero","flags":[],"substitutions":0,"present":true}' \
+		"get --global --json"
+	run 0 "$ctl" status
+	check_eq "$(field "global mode")" zero "status"
+	fails 0 "" "$ctl" clear --global
+	run 0 "$ctl" get --global
+	check_eq "$(field mode)/$(field present)" kernel/yes "after clear --global"
+}
+
+# A process whose name has a space, and a cgroup.
+list_policies() {
+	local p
+	cleanup
+	cp /bin/sleep "$out/odd name"
+	bg p "$out/odd name" 600
+	cg_make listed
+	"$ctl" set --pid "$p" --children zero
+	"$ctl" set --cgroup thpcow-cli/listed zero
+	run 0 "$ctl" list
+	check_match "$so" $'^SCOPE +TARGET +MODE +FLAGS +SUBSTITUTIONS\n' "the header"
+	check_match "$so" $'\npid +'"$p"' \(odd name\) +zero +children +0'$'(\n|$)' "the pid row"
+	check_match "$so" $'\ncgroup +/thpcow-cli/listed +zero +- +0'$'(\n|$)' "the cgroup row"
+	run 0 "$ctl" list --json
+	check_eq "$(jqso "[.policies[] | select(.pid == $p) | .comm, .mode, .flags]")" \
+		'["odd name","zero",["children"]]' "the pid entry"
+	check_eq "$(jqso '[.policies[] | select(.scope == "cgroup") | .cgroup, .mode]')" \
+		'["/thpcow-cli/listed","zero"]' "the cgroup entry"
+}
+
+# stats has the debugfs file's counters; --watch shows what moved per second.
+stats() {
+	# shellcheck disable=SC2034 # load is set through bg's nameref
+	local names load
+	cleanup
+	run 0 "$ctl" stats
+	# the counters come first, up to "policies"
+	names=$(awk '$1 == "policies" { exit } { print $1 }' /sys/kernel/debug/thpcow/stats)
+	check_eq "$(awk '{ print $1 }' <<<"$so")" "$names" "the counters' names"
+	check_match "$so" $'(^|\n)substituted +[0-9]+\n' "substituted"
+	run 0 "$ctl" stats --json
+	check_eq "$(jqso '.counters.substituted')" \
+		"$(awk '$1 == "substituted" { print $2 }' /sys/kernel/debug/thpcow/stats)" \
+		"counters.substituted"
+	check_eq "$(jqso '.counters | keys_unsorted')" "$(jq -Rnc '[inputs]' <<<"$names")" \
+		"the counters' keys"
+	# substitutions all the time, in both intervals
+	bg load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
+	run 0 "$ctl" stats --watch 1 --count 2
+	check_eq "$(grep -c '^interval_s ' <<<"$so")" 2 "intervals"
+	check_match "$so" $'^interval_s +1\\.[0-9]{2}\n' "the interval"
+	check_eq "$(awk '$1 == "substituted" && $2 > 0' <<<"$so" | wc -l)" 2 \
+		"intervals with substitutions"
+	run 0 "$ctl" stats --watch 1 --count 1 --json
+	check_eq "$(jqso '[(.interval_s | type), (.rates | map_values(type) | to_entries | map(.value) | unique)]')" \
+		'["number",["number"]]' "stats --watch --json"
+}
+
+exec_gets_thps() {
+	cleanup
+	run 0 "$ctl" exec zero -- "$wrf" --size 16 --verify
+	check_eq "$(sed -n 's/^anon_huge_kb=//p' <<<"$so")" 16384 "AnonHugePages kB"
+	check_eq "$(sed -n 's/^thp_split_pmd=//p' <<<"$so")" 0 "thp_split_pmd"
+	check_eq "$(sed -n 's/^verify=//p' <<<"$so")" ok "data"
+	run 0 "$ctl" list --json
+	check_eq "$(jqso '.policies')" '[]' "the policy left with the process"
+}
+
+# Two processes under 'zero', one after the other: trace --pid sees only its
+# own, and the JSON carries the pid, comm, address and outcome.
+trace_json() {
+	local first second tr
+	cleanup
+	bg first wrf_gated first
+	bg second wrf_gated second
+	bg tr timeout 60 "$ctl" trace --count 3 --json --pid "$second" >"$out/trace"
+	wait_for trace_ready
+	touch "$out/go-first"
+	wait "$first"
+	touch "$out/go-second"
+	wait "$second"
+	wait "$tr" || {
+		echo "trace: exit status $?"
+		return 1
+	}
+	so=$(<"$out/trace")
+	check_eq "$(wc -l <<<"$so")" 3 "events"
+	check_eq "$(jq -c '[.pid, .comm, .outcome]' <<<"$so" | sort -u)" \
+		"[$second,\"wrf\",\"substituted\"]" "the events"
+	check_eq "$(jq -r '.address' <<<"$so" | sort -u | grep -c '^0x[0-9a-f]*00000$')" 3 \
+		"three distinct addresses, 1 MiB aligned"
+	wait_for no_instances
+}
+
+# Text; a private instance, gone after SIGTERM, SIGINT and --duration;
+# the global buffer untouched; a dead trace's instance removed.
+trace_text() {
+	local tr first
+	cleanup
+	bg first wrf_gated text
+	bg tr "$ctl" trace >"$out/trace"
+	wait_for trace_ready
+	touch "$out/go-text"
+	wait "$first"
+	wait_for lines_with "$out/trace" " $first  wrf " 4 || {
+		cat "$out/trace"
+		return 1
+	}
+	kill -TERM "$tr"
+	wait "$tr" || {
+		echo "trace stopped by SIGTERM: exit status $?"
+		return 1
+	}
+	so=$(<"$out/trace")
+	check_eq "${so%%$'\n'*}" "    PID  COMM             ADDRESS             OUTCOME" "the header"
+	check_eq "$(grep -cE "^ *$first  wrf +0x[0-9a-f]+ +substituted$" <<<"$so")" 4 \
+		"rows of wrf's substitutions"
+	no_instances
+	check_eq "$(<"$tracefs/$event/enable")" 0 "the global event enabled"
+	comments_only "$tracefs/trace" # no events in the global buffer
+	bg tr "$ctl" trace --json >/dev/null
+	wait_for trace_ready
+	kill -INT "$tr"
+	wait "$tr" || {
+		echo "trace stopped by SIGINT: exit status $?"
+		return 1
+	}
+	no_instances
+	mkdir "$tracefs/instances/thpcowctl-999999"
+	run 0 "$ctl" trace --duration 1
+	check_eq "$so" "    PID  COMM             ADDRESS             OUTCOME" "an idle second"
+	no_instances
+}
+
+trace_errors() {
+	fails 1 "thpcowctl: trace: $tracefs/$event: permission denied: root is needed" \
+		"${nobody[@]}" "$ctl" trace --count 1
+	fails 1 "thpcowctl: trace: tracefs is not mounted on $tracefs or /sys/kernel/debug/tracing (mount -t tracefs tracefs $tracefs)" \
+		unshare -m sh -c 'umount -l "$1" && umount -l /sys/kernel/debug && exec "$0" trace' \
+		"$ctl" "$tracefs"
+	fails 2 "thpcowctl: trace: invalid N '0': not a positive decimal number
+Try 'thpcowctl trace --help' for more information." "$ctl" trace --count 0
+}
+
+# Wrong command lines: exit 2, and a pointer to the help.
+usage_errors() {
+	fails 2 "thpcowctl: set: unknown mode 'fast': expected one of kernel, zero, copy, split
+Try 'thpcowctl set --help' for more information." "$ctl" set --global fast
+	fails 2 "thpcowctl: set: invalid PID '12x': not a positive decimal number
+Try 'thpcowctl set --help' for more information." "$ctl" set --pid 12x zero
+	fails 2 "thpcowctl: get: one of --pid, --cgroup or --global is required
+Try 'thpcowctl get --help' for more information." "$ctl" get
+	fails 2 "thpcowctl: unknown verb 'frobnicate'
+Try 'thpcowctl --help' for more information." "$ctl" frobnicate
+}
+
+# Requests the module or the system refuse: exit 1, nothing changed.
+refused_requests() {
+	local before
+	cleanup
+	mkdir -p "$cg/thpcow-cli"
+	before=$("$ctl" list)
+	fails 1 "thpcowctl: no such process: 999999" "$ctl" set --pid 999999 zero
+	fails 1 "thpcowctl: /proc: not a cgroup v2 directory" "$ctl" set --cgroup /proc zero
+	fails 1 "thpcowctl: $cg/thpcow-cli/missing: No such file or directory" \
+		"$ctl" set --cgroup thpcow-cli/missing zero
+	fails 1 "thpcowctl: $cg/thpcow-cli/cgroup.procs: not a cgroup v2 directory" \
+		"$ctl" get --cgroup thpcow-cli/cgroup.procs
+	fails 1 "thpcowctl: /dev/thpcow: permission denied: root (CAP_SYS_ADMIN) is needed" \
+		"${nobody[@]}" "$ctl" set --global zero
+	check_eq "$("$ctl" list)" "$before" "the policy list"
+	run 0 "$ctl" get --global
+	check_eq "$(field mode)" kernel "the global mode"
+}
+
+# Modes this module version refuses (EOPNOTSUPP), if any; copy was one until
+# it was implemented.
+unsupported_mode() {
+	local m refused=0
+	cleanup
+	for m in copy split; do
+		if "$ctl" set --global "$m" 2>/dev/null; then
+			"$ctl" clear --global
+			continue
+		fi
+		fails 1 "thpcowctl: mode '$m' is not supported by this module version" \
+			"$ctl" set --global "$m"
+		run 0 "$ctl" get --global
+		check_eq "$(field mode)" kernel "the global mode after set --global $m"
+		refused=$((refused + 1))
+	done
+	((refused)) || skip "this module supports every mode"
+}
+
+load_when_loaded() {
+	fails 1 "thpcowctl: thpcow: already loaded (to reload: thpcowctl unload first)" \
+		"$ctl" load --path "$ko"
+	fails 1 "thpcowctl: thpcow: already loaded (to reload: thpcowctl unload first)" \
+		"$ctl" load
+}
+
+unload_in_use() {
+	local holder
+	cleanup
+	bg holder sh -c 'exec 3<>/dev/thpcow && exec sleep 600'
+	wait_for test -e "/proc/$holder/fd/3"
+	fails 1 "thpcowctl: thpcow: module is in use (close what holds /dev/thpcow, then try again)" \
+		"$ctl" unload
+	[[ -d /sys/module/thpcow ]] || {
+		echo "the module is gone"
+		return 1
+	}
+}
+
+# unload; what each verb says without the module; load it back with
+# --default zero, then as it was (global mode kernel).
+unload_load() {
+	cleanup
+	fails 0 "" "$ctl" unload
+	[[ ! -d /sys/module/thpcow ]] || {
+		echo "the module is still loaded"
+		return 1
+	}
+	fails 1 "thpcowctl: /dev/thpcow: module not loaded (try: thpcowctl load)" \
+		"$ctl" set --global zero
+	fails 1 "thpcowctl: /dev/thpcow: module not loaded (try: thpcowctl load)" \
+		"$ctl" list
+	fails 1 "thpcowctl: trace: $tracefs/$event: module not loaded (try: thpcowctl load)" \
+		"$ctl" trace
+	fails 1 "thpcowctl: thpcow: module not loaded" "$ctl" unload
+	run 0 "$ctl" status
+	check_eq "$(field "module loaded")/$(field "global mode")" no/- "status"
+	run 0 "$ctl" version
+	check_eq "$so" "thpcowctl $version (ABI $abi)
+thpcow module not loaded" "version"
+	fails 1 "thpcowctl: thpcow: module not installed for $kernel (try: thpcowctl load --path FILE.ko, or make install)" \
+		"$ctl" load
+	for m in copy split; do # a mode this version refuses, as default_mode
+		if "$ctl" load --path "$ko" --default "$m" 2>/dev/null; then
+			"$ctl" unload
+			continue
+		fi
+		fails 1 "thpcowctl: $ko: Operation not supported: a module parameter was refused (is the mode supported?) (see dmesg)" \
+			"$ctl" load --path "$ko" --default "$m"
+		[[ ! -d /sys/module/thpcow ]]
+	done
+	fails 0 "" "$ctl" load --path "$ko" --default zero
+	run 0 "$ctl" get --global
+	check_eq "$(field mode)" zero "the global mode after load --default zero"
+	fails 0 "" "$ctl" unload
+	fails 0 "" "$ctl" load --path "$ko"
+	run 0 "$ctl" status --json
+	check_eq "$(jqso '[.loaded, .global_mode]')" '[true,"kernel"]' "loaded, as it was"
+}
+
+cases=(
+	status_text       # status: module, versions, native zero, global mode
+	status_json       # status --json: valid, the same facts, counters as numbers
+	version           # version and --version: the tool's and the module's
+	pid_set_get_clear # set/get/clear --pid, text and JSON; clear twice fails
+	pid_children      # --children: a later fork inherits; without it, not
+	cgroup_policy     # --cgroup absolute, relative, nested: nearest wins
+	global_policy     # set/get/clear --global, and status shows it
+	list_policies     # list: comm with a space, cgroup path, text and JSON
+	stats             # stats: the debugfs counters; --watch rates, --json
+	exec_gets_thps    # exec zero: a THP per 2 MiB, no split, no policy left
+	trace_json        # trace --json --pid --count: wrf's substitutions only
+	trace_text        # trace: header, columns, private instance, signals
+	trace_errors      # trace as nobody, without tracefs, bad --count
+	usage_errors      # bad mode, bad pid, no scope, bad verb: exit 2
+	refused_requests  # ESRCH, not a cgroup, EACCES: exit 1, nothing changed
+	unsupported_mode  # a mode the module refuses: EOPNOTSUPP, exit 1
+	load_when_loaded  # load while loaded: "already loaded"
+	unload_in_use     # unload with /dev/thpcow open: "in use"
+	unload_load       # unload, every verb without it, load --default zero, load
+)
+tap_run "${cases[@]}"
+rc=$?
+cg_clean
+rm -rf "$out"
+exit $rc

@@ -83,10 +83,10 @@ case_exit() {
 	cg_clean
 }
 
-# bg VAR CMD...: start CMD in the background (with the call's redirections),
+# spawn VAR CMD...: start CMD in the background (with the call's redirections),
 # its pid in VAR; killed when the case ends (see cleanup). CMD must be a
 # program, or a function that ends in exec: the pid is that of the process.
-bg() {
+spawn() {
 	local -n pid=$1
 	shift
 	"$@" &
@@ -201,7 +201,7 @@ thpcow $version (ABI $abi)" "version"
 pid_set_get_clear() {
 	local p
 	cleanup
-	bg p sleep 600
+	spawn p sleep 600
 	fails 0 "" "$ctl" set --pid "$p" zero
 	run 0 "$ctl" get --pid "$p"
 	check_eq "$(field scope)/$(field pid)/$(field comm)" "pid/$p/sleep" "target"
@@ -227,7 +227,7 @@ pid_children() {
 	while read -r flags parent_want child_want; do
 		[[ $flags == - ]] && flags=''
 		rm -f "$out/child"
-		bg parent sh -c '"$0" set --pid $$ $1 zero && { sleep 600 & echo $! >"$2"; wait; }' \
+		spawn parent sh -c '"$0" set --pid $$ $1 zero && { sleep 600 & echo $! >"$2"; wait; }' \
 			"$ctl" "$flags" "$out/child"
 		wait_for file_has "$out/child"
 		child=$(<"$out/child")
@@ -261,8 +261,8 @@ cgroup_policy() {
 		'["cgroup","/thpcow-cli/vms/a","kernel",true]' "get --json, leading slash"
 	run 0 "$ctl" get --cgroup "$cg/thpcow-cli/vms" --json
 	check_eq "$(jqso .cgroup_id)" "$id" "the cgroup id is the directory's inode"
-	bg in_a in_cgroup "$cg/thpcow-cli/vms/a" sleep 600
-	bg in_vms in_cgroup "$cg/thpcow-cli/vms" sleep 600
+	spawn in_a in_cgroup "$cg/thpcow-cli/vms/a" sleep 600
+	spawn in_vms in_cgroup "$cg/thpcow-cli/vms" sleep 600
 	wait_for line_in "$cg/thpcow-cli/vms/a/cgroup.procs" "$in_a"
 	wait_for line_in "$cg/thpcow-cli/vms/cgroup.procs" "$in_vms"
 	run 0 "$ctl" get --pid "$in_a" --json
@@ -297,7 +297,7 @@ list_policies() {
 	local p
 	cleanup
 	cp /bin/sleep "$out/odd name"
-	bg p "$out/odd name" 600
+	spawn p "$out/odd name" 600
 	cg_make listed
 	"$ctl" set --pid "$p" --children zero
 	"$ctl" set --cgroup thpcow-cli/listed zero
@@ -314,7 +314,7 @@ list_policies() {
 
 # stats has the debugfs file's counters; --watch shows what moved per second.
 stats() {
-	# shellcheck disable=SC2034 # load is set through bg's nameref
+	# shellcheck disable=SC2034 # load is set through spawn's nameref
 	local names load
 	cleanup
 	run 0 "$ctl" stats
@@ -329,7 +329,7 @@ stats() {
 	check_eq "$(jqso '.counters | keys_unsorted')" "$(jq -Rnc '[inputs]' <<<"$names")" \
 		"the counters' keys"
 	# substitutions all the time, in both intervals
-	bg load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
+	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
 	run 0 "$ctl" stats --watch 1 --count 2
 	check_eq "$(grep -c '^interval_s ' <<<"$so")" 2 "intervals"
 	check_match "$so" $'^interval_s +1\\.[0-9]{2}\n' "the interval"
@@ -355,9 +355,9 @@ exec_gets_thps() {
 trace_json() {
 	local first second tr
 	cleanup
-	bg first wrf_gated first
-	bg second wrf_gated second
-	bg tr timeout 60 "$ctl" trace --count 3 --json --pid "$second" >"$out/trace"
+	spawn first wrf_gated first
+	spawn second wrf_gated second
+	spawn tr timeout 60 "$ctl" trace --count 3 --json --pid "$second" >"$out/trace"
 	wait_for trace_ready
 	touch "$out/go-first"
 	wait "$first"
@@ -381,8 +381,8 @@ trace_json() {
 trace_text() {
 	local tr first
 	cleanup
-	bg first wrf_gated text
-	bg tr "$ctl" trace >"$out/trace"
+	spawn first wrf_gated text
+	spawn tr "$ctl" trace >"$out/trace"
 	wait_for trace_ready
 	touch "$out/go-text"
 	wait "$first"
@@ -402,7 +402,7 @@ trace_text() {
 	no_instances
 	check_eq "$(<"$tracefs/$event/enable")" 0 "the global event enabled"
 	comments_only "$tracefs/trace" # no events in the global buffer
-	bg tr "$ctl" trace --json >/dev/null
+	spawn tr "$ctl" trace --json >/dev/null
 	wait_for trace_ready
 	kill -INT "$tr"
 	wait "$tr" || {
@@ -415,6 +415,29 @@ trace_text() {
 	check_eq "$so" "    PID  COMM             ADDRESS             OUTCOME" "an idle second"
 	no_instances
 }
+
+# A reader that stopped reading blocks the trace in a write: SIGTERM still
+# ends it, at once, and its instance is removed.
+trace_stalled_reader() {
+	# shellcheck disable=SC2034 # load and reader are set through spawn's nameref
+	local load reader tr
+	cleanup
+	mkfifo "$out/stalled"
+	spawn reader sh -c 'exec sleep 600 <>"$0"' "$out/stalled"
+	spawn tr "$ctl" trace >"$out/stalled"
+	wait_for trace_ready
+	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
+	wait_for in_pipe_write "$tr"
+	kill -TERM "$tr"
+	wait_for gone "$tr"
+	wait "$tr" || {
+		echo "trace: exit status $?"
+		return 1
+	}
+	no_instances
+}
+in_pipe_write() { [[ $(<"/proc/$1/wchan") == pipe_write ]]; }
+gone() { [[ ! -e /proc/$1/wchan || $(<"/proc/$1/stat") == *") Z "* ]]; }
 
 trace_errors() {
 	fails 1 "thpcowctl: trace: $tracefs/$event: permission denied: root is needed" \
@@ -486,7 +509,7 @@ load_when_loaded() {
 unload_in_use() {
 	local holder
 	cleanup
-	bg holder sh -c 'exec 3<>/dev/thpcow && exec sleep 600'
+	spawn holder sh -c 'exec 3<>/dev/thpcow && exec sleep 600'
 	wait_for test -e "/proc/$holder/fd/3"
 	fails 1 "thpcowctl: thpcow: module is in use (close what holds /dev/thpcow, then try again)" \
 		"$ctl" unload
@@ -550,6 +573,7 @@ cases=(
 	exec_gets_thps    # exec zero: a THP per 2 MiB, no split, no policy left
 	trace_json        # trace --json --pid --count: wrf's substitutions only
 	trace_text        # trace: header, columns, private instance, signals
+	trace_stalled_reader # SIGTERM ends a trace blocked by its reader
 	trace_errors      # trace as nobody, without tracefs, bad --count
 	usage_errors      # bad mode, bad pid, no scope, bad verb: exit 2
 	refused_requests  # ESRCH, not a cgroup, EACCES: exit 1, nothing changed

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,7 +60,10 @@ static void on_stop_signal(int sig)
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
-/* The stop signals blocked (into old); ppoll() lets them in while it waits. */
+/*
+ * The stop signals blocked; old becomes the mask that lets them in, which
+ * ppoll() and read_and_print() use while they wait.
+ */
 static void catch_stop_signals(sigset_t *old)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -81,7 +85,7 @@ static void catch_stop_signals(sigset_t *old)
 /* The tracefs mount, or NULL (reported). */
 static const char *find_tracefs(void)
 {
-	bool denied = false;
+	const char *denied = NULL;
 	struct statfs sfs;
 	size_t i;
 
@@ -90,11 +94,11 @@ static const char *find_tracefs(void)
 			if (sfs.f_type == TRACEFS_MAGIC)
 				return tracefs_dirs[i];
 		} else if (errno == EACCES || errno == EPERM) {
-			denied = true;
+			denied = tracefs_dirs[i];
 		}
 	}
 	if (denied)
-		error_msg("trace: %s: " ROOT_NEEDED, tracefs_dirs[1]);
+		error_msg("trace: %s: " ROOT_NEEDED, denied);
 	else
 		error_msg("trace: tracefs is not mounted on %s or %s (mount -t "
 			  "tracefs tracefs %s)", tracefs_dirs[0], tracefs_dirs[1],
@@ -239,7 +243,7 @@ static void handle_lines(struct tracer *t)
 	struct trace_event ev;
 	char *line = t->buf, *nl;
 
-	while ((!t->count || t->printed < t->count) &&
+	while (!stop_signal && (!t->count || t->printed < t->count) &&
 	       (nl = memchr(line, '\n', t->buf + t->len - line))) {
 		*nl = '\0';
 		switch (trace_parse_line(line, &ev, &lost)) {
@@ -294,7 +298,7 @@ static int read_pipe(struct tracer *t)
 		}
 		t->len += n;
 		handle_lines(t);
-		if (t->count && t->printed >= t->count)
+		if (stop_signal || (t->count && t->printed >= t->count))
 			return 0;
 	}
 }
@@ -308,6 +312,26 @@ static struct timespec timespec_sub(struct timespec a, struct timespec b)
 		d.tv_nsec += 1000000000L;
 	}
 	return d;
+}
+
+/*
+ * Read and print what is there. The stop signals are let in meanwhile: a
+ * write that a stalled reader of our output blocks ends with EINTR then.
+ * Nothing more is written once one came.
+ */
+static int read_and_print(struct tracer *t, const sigset_t *waitmask)
+{
+	sigset_t blocked;
+	int ret;
+
+	sigprocmask(SIG_SETMASK, waitmask, &blocked);
+	ret = read_pipe(t);
+	if (!ret && !stop_signal && fflush(stdout)) {
+		t->write_err = errno;
+		ret = -1;
+	}
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+	return stop_signal ? 0 : ret;
 }
 
 /*
@@ -341,16 +365,19 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 			error_msg("trace: poll: %s", strerror(errno));
 			return -1;
 		}
+		if (stop_signal)
+			break;
 		if (pfd[1].revents & POLLERR) {
 			t->write_err = EPIPE;
 			return -1;
 		}
-		if (read_pipe(t))
+		if (read_and_print(t, waitmask))
 			return -1;
-		if (fflush(stdout)) {
-			t->write_err = errno;
-			return -1;
-		}
+	}
+	if (stop_signal) {
+		/* what a stalled reader did not take (see read_and_print) */
+		__fpurge(stdout);
+		clearerr(stdout);
 	}
 	return 0;
 }

@@ -9,6 +9,8 @@
 #   make deps       (root) install the Debian packages needed here
 #   make check      deps, tools, then every test (tests/check)
 #   make demo       deps, tools, then the demo (tests/demo)
+#   make bench      deps, tools, then the benchmark in guests (bench/run; about
+#                   15 minutes): tables on stdout, JSON and plots in bench/results
 #   make clean
 
 KERNELRELEASE ?= $(shell uname -r)
@@ -16,7 +18,7 @@ KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
 TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile tests/prog/Makefile))
 
-.PHONY: all module tools deps check demo clean
+.PHONY: all module tools deps check demo bench clean
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -39,6 +41,9 @@ check: deps tools
 demo: deps tools
 	@if [ -x tests/demo ]; then tests/demo; \
 	else echo "make demo: not yet: the module core is still being written"; fi
+
+bench: deps tools
+	bench/run
 
 clean:
 	$(foreach d,$(TOOL_DIRS),$(MAKE) -C $(d) clean &&) true

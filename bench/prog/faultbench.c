@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faultbench: the page-fault microbenchmarks of make bench's workload 3
+ * (what thpcow costs everybody else). Each test runs --iters times and
+ * prints one JSON object with the total time of the timed parts:
+ *
+ *   fault4k  map --size MiB with MADV_NOHUGEPAGE, write one byte per 4 KiB
+ *            (timed: 4 KiB anonymous first-touch faults), unmap
+ *   reuse    a region of THPs (first touch, untimed); each iteration forks
+ *            a child that exits at once, then writes one byte per 2 MiB
+ *            (timed): every write is a write fault on a write-protected,
+ *            now exclusive huge PMD, which the kernel reuses in place
+ *            (do_huge_pmd_wp_page, the function thpcow hooks)
+ *   cow      each iteration maps and first-touches a region of THPs
+ *            (untimed), forks a child that waits, and writes one byte per
+ *            2 MiB (timed): a write fault on a shared anon THP, which the
+ *            kernel splits and copies 4 KiB of (also do_huge_pmd_wp_page)
+ *   fork     fork + exit + wait of a small process (timed; thpcow has
+ *            tracepoint probes on fork and exit)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB	(1UL << 20)
+#define HPAGE	(2 * MIB)
+#define PAGE	4096UL
+
+static void die(const char *what)
+{
+	fprintf(stderr, "faultbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* size bytes, 2 MiB aligned */
+static uint8_t *map_aligned(size_t size, int advice)
+{
+	uint8_t *raw, *p;
+
+	raw = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED)
+		die("mmap");
+	p = (uint8_t *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+	if (p > raw)
+		munmap(raw, p - raw);
+	munmap(p + size, raw + HPAGE - p);
+	if (madvise(p, size, advice))
+		die("madvise");
+	return p;
+}
+
+static void touch(uint8_t *p, size_t size, size_t stride, uint8_t v)
+{
+	volatile uint8_t *q = p;
+	size_t off;
+
+	for (off = 0; off < size; off += stride)
+		q[off] = v;
+}
+
+struct result {
+	uint64_t ns, faults, ops;
+};
+
+static void fault4k(size_t size, unsigned int iters, struct result *r)
+{
+	unsigned int i;
+	uint64_t t, f;
+
+	for (i = 0; i < iters; i++) {
+		uint8_t *p = map_aligned(size, MADV_NOHUGEPAGE);
+
+		f = minflt();
+		t = now_ns();
+		touch(p, size, PAGE, 1);
+		r->ns += now_ns() - t;
+		r->faults += minflt() - f;
+		r->ops += size / PAGE;
+		munmap(p, size);
+	}
+}
+
+/* A child that exits at once, or when fds[1] is closed (fds may be NULL) */
+static pid_t fork_child(const int *fds)
+{
+	char c;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (fds) {
+			close(fds[1]);
+			if (read(fds[0], &c, 1) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("child");
+}
+
+static void reuse(size_t size, unsigned int iters, struct result *r)
+{
+	uint8_t *p = map_aligned(size, MADV_HUGEPAGE);
+	unsigned int i;
+	uint64_t t, f;
+
+	touch(p, size, PAGE, 1);
+	for (i = 0; i < iters; i++) {
+		reap(fork_child(NULL));
+		f = minflt();
+		t = now_ns();
+		touch(p, size, HPAGE, (uint8_t)(i + 2));
+		r->ns += now_ns() - t;
+		r->faults += minflt() - f;
+		r->ops += size / HPAGE;
+	}
+	munmap(p, size);
+}
+
+static void cow(size_t size, unsigned int iters, struct result *r)
+{
+	unsigned int i;
+	uint64_t t, f;
+	int fds[2];
+	pid_t pid;
+
+	for (i = 0; i < iters; i++) {
+		uint8_t *p = map_aligned(size, MADV_HUGEPAGE);
+
+		touch(p, size, PAGE, 1);
+		if (pipe(fds))
+			die("pipe");
+		pid = fork_child(fds);
+		f = minflt();
+		t = now_ns();
+		touch(p, size, HPAGE, 2);
+		r->ns += now_ns() - t;
+		r->faults += minflt() - f;
+		r->ops += size / HPAGE;
+		close(fds[1]);
+		close(fds[0]);
+		reap(pid);
+		munmap(p, size);
+	}
+}
+
+static void forks(unsigned int iters, struct result *r)
+{
+	unsigned int i;
+	uint64_t t;
+
+	for (i = 0; i < iters; i++) {
+		t = now_ns();
+		reap(fork_child(NULL));
+		r->ns += now_ns() - t;
+		r->ops++;
+	}
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"Usage: faultbench fault4k|reuse|cow|fork [--size MiB] [--iters N]\n"
+		"Prints {\"test\":...,\"ns\":...,\"ops\":...,\"ns_per_op\":...,\"faults\":...}\n");
+	exit(status);
+}
+
+int main(int argc, char *argv[])
+{
+	struct result r = { 0 };
+	size_t size = 64 * MIB;
+	unsigned int iters = 10;
+	const char *test;
+	int i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help"))
+		usage(argc < 2 ? 2 : 0);
+	test = argv[1];
+	for (i = 2; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--size"))
+			size = strtoul(argv[i + 1], NULL, 10) * MIB;
+		else if (!strcmp(argv[i], "--iters"))
+			iters = strtoul(argv[i + 1], NULL, 10);
+		else
+			usage(2);
+	}
+	if (i != argc || !size || size % HPAGE || !iters)
+		usage(2);
+
+	if (!strcmp(test, "fault4k"))
+		fault4k(size, iters, &r);
+	else if (!strcmp(test, "reuse"))
+		reuse(size, iters, &r);
+	else if (!strcmp(test, "cow"))
+		cow(size, iters, &r);
+	else if (!strcmp(test, "fork"))
+		forks(iters, &r);
+	else
+		usage(2);
+	printf("{\"test\":\"%s\",\"size_mib\":%zu,\"iters\":%u,\"ns\":%" PRIu64
+	       ",\"ops\":%" PRIu64 ",\"ns_per_op\":%.1f,\"faults\":%" PRIu64 "}\n",
+	       test, size / MIB, iters, r.ns, r.ops,
+	       r.ops ? (double)r.ns / r.ops : 0.0, r.faults);
+	return 0;
+}

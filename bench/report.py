@@ -1,0 +1,531 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py DIR: make bench's report. Reads the guests' raw results
+(DIR/raw/GUEST-wN.jsonl, GUEST.meta.json), writes DIR/results.json (summary
+and raw), DIR/results.md (the tables, also printed) and DIR/*.png (gnuplot).
+
+Timings under QEMU TCG on a shared machine are noisy: every ratio is taken
+within one repetition round of one guest (cases interleaved), and reported
+as the median over rounds with the range (min-max)."""
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+MIB = 1024
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def rng(xs):
+    xs = [x for x in xs if x is not None]
+    return (min(xs), max(xs)) if xs else (None, None)
+
+
+def stat(xs):
+    lo, hi = rng(xs)
+    return {'median': med(xs), 'min': lo, 'max': hi, 'n': len([x for x in xs if x is not None])}
+
+
+def fmt(x, nd=2):
+    if x is None:
+        return '-'
+    if isinstance(x, int):
+        return f'{x:,}'.replace(',', ' ')
+    return f'{x:.{nd}f}'
+
+
+def fmt_stat(s, nd=2):
+    if not s or s['median'] is None:
+        return '-'
+    if s['n'] == 1:
+        return fmt(s['median'], nd)
+    return f"{fmt(s['median'], nd)} ({fmt(s['min'], nd)}–{fmt(s['max'], nd)})"
+
+
+def load_jsonl(path):
+    rows = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith('{'):
+                    rows.append(json.loads(line))
+    return rows
+
+
+def ratios(rows, key, case, base, group=lambda r: r['rep']):
+    """Per round: rows[case][key] / rows[base][key], matched by group."""
+    by = {}
+    for r in rows:
+        by.setdefault(group(r), {})[r['case']] = r
+    out = []
+    for g, cs in sorted(by.items()):
+        if case in cs and base in cs and cs[base][key]:
+            out.append(cs[case][key] / cs[base][key])
+    return out
+
+
+# ---------------------------------------------------------------- workload 1
+W1_LABEL = {'stock': "stock (kernel's own path)", 'zero': '**thpcow zero**',
+            'first-touch': 'first touch (no read: the floor)',
+            'nozero': 'use_zero_page=0'}
+
+
+def w1(raw, summary, md):
+    order = ['stock', 'zero', 'first-touch', 'nozero']
+    rowsets = [(g, load_jsonl(f'{raw}/{g}-w1.jsonl')) for g in ('6.1', 'latest')]
+    rowsets = [(g, rs) for g, rs in rowsets if rs]
+    if not rowsets:
+        return
+    s1 = summary['w1'] = {}
+    md.append('## 1. Write after read (the seed\'s mechanism)\n')
+    size = rowsets[0][1][0]['size_mib']
+    md.append(f'{size} MiB mapped, read one byte per 2 MiB (maps the huge zero page), then '
+              'written one byte per 4 KiB. Times in seconds, median (min–max) over the '
+              'repetitions; "× floor" is the write phase\'s time over first touch\'s in the '
+              'same round; "process × floor" is the whole process (read phase, exec '
+              'included) over first touch\'s. RSS after read is the region\'s.\n')
+    md.append('| kernel | case | write s | × floor | process × floor | faults per 2 MiB | '
+              'splits | AnonHugePages % | RSS after read MiB |')
+    md.append('|---|---|---|---|---|---|---|---|---|')
+    for g, rows in rowsets:
+        kernel = rows[0]['kernel']
+        for c in order:
+            rs = [r for r in rows if r['case'] == c]
+            if not rs:
+                continue
+            e = {
+                'kernel': kernel, 'n': len(rs),
+                'write_s': stat([r['time_ns'] / 1e9 for r in rs]),
+                'process_s': stat([r['proc_ns'] / 1e9 for r in rs]),
+                'x_first_touch': stat(ratios(rows, 'time_ns', c, 'first-touch')),
+                'process_x_first_touch': stat(ratios(rows, 'proc_ns', c, 'first-touch')),
+                'faults_per_2m': med([float(r['faults_per_2m']) for r in rs]),
+                'faults': med([r['faults'] for r in rs]),
+                'thp_split_pmd': med([r['thp_split_pmd'] for r in rs]),
+                'anon_huge_pct': med([100 * r['anon_huge_kb'] / (r['size_mib'] * MIB) for r in rs]),
+                'read_rss_mib': med([r['read_rss_kb'] / MIB for r in rs]),
+            }
+            if c == 'zero':
+                e['stock_over_zero'] = stat(ratios(rows, 'time_ns', 'stock', 'zero'))
+            s1.setdefault(g, {})[c] = e
+            label = W1_LABEL[c] if g == '6.1' or c != 'stock' else 'stock (upstream fix)'
+            md.append(f"| {kernel.split('-')[0] if g == '6.1' else kernel.split('+')[0]} | {label} | "
+                      f"{fmt_stat(e['write_s'])} | {fmt_stat(e['x_first_touch'])} | "
+                      f"{fmt_stat(e['process_x_first_touch'])} | {fmt(e['faults_per_2m'], 1)} | "
+                      f"{fmt(e['thp_split_pmd'], 0)} | {fmt(e['anon_huge_pct'], 1)} | "
+                      f"{fmt(e['read_rss_mib'], 0)} |")
+    md.append('')
+    z = s1.get('6.1', {}).get('zero')
+    if z:
+        md.append(f"thpcow zero on 6.1: {fmt(z['x_first_touch']['median'])}× first touch "
+                  f"(goal ≤ 1.10), {fmt(z['stock_over_zero']['median'])}× faster than stock "
+                  f"(goal ≥ 3; range {fmt(z['stock_over_zero']['min'])}–"
+                  f"{fmt(z['stock_over_zero']['max'])}), {fmt(z['thp_split_pmd'], 0)} splits "
+                  "(goal 0).\n")
+
+
+# ---------------------------------------------------------------- workload 2
+def w2(raw, summary, md):
+    rows = load_jsonl(f'{raw}/scale-w2.jsonl')
+    if not rows:
+        return
+    for r in rows:
+        r['ns_per_mib'] = r['time_ns'] / r['size_mib']
+    s2 = summary['w2'] = {}
+    per = {c: sorted({r['size_mib'] // r['threads'] for r in rows if r['case'] == c and r['threads'] > 1})
+           for c in ('stock', 'zero', 'first-touch')}
+    md.append('## 2. Scaling: writer threads\n')
+    md.append(f"N writer threads each write their own read-mapped slice (one byte per 4 KiB after "
+              f"one read per 2 MiB) in a guest with 4 vCPUs, on a host with 2 cores: nothing can "
+              f"scale past 2×. Slices of {'/'.join(map(str, per['zero'] or per['first-touch']))} MiB "
+              f"per thread; stock's slices are {'/'.join(map(str, per['stock']))} MiB when N > 1 "
+              "(see below). Throughput in MiB "
+              "of region per second, median (min–max); × floor is time per MiB over first "
+              "touch's in the same round; scaling is throughput over the same case's with one "
+              "thread; TLB shootdowns are the guest's interrupts per 2 MiB written.\n")
+    md.append('| threads | case | MiB/s | × floor | scaling | faults per 2 MiB | '
+              'TLB shootdowns per 2 MiB | splits per 2 MiB |')
+    md.append('|---|---|---|---|---|---|---|---|')
+    grp = (lambda r: (r['rep'], r['threads']))
+    for n in sorted({r['threads'] for r in rows}):
+        rn = [r for r in rows if r['threads'] == n]
+        e = {}
+        for c in ('stock', 'zero', 'first-touch'):
+            rs = [r for r in rn if r['case'] == c]
+            if rs:
+                e[c] = {'mib_per_s': stat([r['size_mib'] / (r['time_ns'] / 1e9) for r in rs]),
+                        'x_first_touch': stat(ratios(rn, 'ns_per_mib', c, 'first-touch', grp)),
+                        'faults_per_2m': med([float(r['faults_per_2m']) for r in rs]),
+                        'tlb_per_2m': med([r.get('tlb_shootdowns', 0) * 2 / r['size_mib'] for r in rs]),
+                        'splits_per_2m': med([r['thp_split_pmd'] * 2 / r['size_mib'] for r in rs]),
+                        'slice_mib': rs[0]['size_mib'] // n}
+        if 'zero' in e:
+            e['stock_over_zero'] = stat(ratios(rn, 'ns_per_mib', 'stock', 'zero', grp))
+        s2[n] = e
+    one = s2[min(s2)]
+    for n, e in s2.items():
+        for c in ('stock', 'zero', 'first-touch'):
+            if c in e and c in one:
+                e[c]['scaling'] = e[c]['mib_per_s']['median'] / one[c]['mib_per_s']['median']
+    for n, e in s2.items():
+        for c in ('stock', 'zero', 'first-touch'):
+            if c not in e:
+                continue
+            x = e[c]
+            md.append(f"| {n} | {W1_LABEL[c]} | {fmt_stat(x['mib_per_s'], 0)} | "
+                      f"{fmt_stat(x['x_first_touch'])} | {fmt(x.get('scaling'))} | "
+                      f"{fmt(x['faults_per_2m'], 1)} | {fmt(x['tlb_per_2m'], 1)} | "
+                      f"{fmt(x['splits_per_2m'], 2)} |")
+    md.append('')
+    md.append('With more than one thread in the process, every 4 KiB write fault of the stock '
+              'path replaces a PTE of the (small) zero page and must shoot down the other CPUs\' '
+              'TLBs; under thpcow it happens once per 2 MiB (the huge zero PMD is replaced), '
+              'after a first touch never. Under TCG with 4 vCPUs on 2 busy host cores an IPI '
+              'round trip costs milliseconds, which is why stock collapses here (and why its '
+              'slices are small).\n')
+
+
+# ---------------------------------------------------------------- workload 3
+W3_LABEL = {'fault4k': '4 KiB anonymous first-touch fault',
+            'reuse': 'write fault on a private THP after fork (reused)',
+            'cow': 'write fault on a THP shared with a child (split + CoW)',
+            'fork': 'fork + exit + wait'}
+
+
+def w3(raw, summary, md):
+    rows = load_jsonl(f'{raw}/6.1-w3.jsonl')
+    if not rows:
+        return
+    s3 = summary['w3'] = {}
+    md.append('## 3. Overhead for everyone else\n')
+    md.append('bench/prog/faultbench, module unloaded vs loaded with no policy vs loaded with a '
+              'zero policy for another process; the ratios are to "unloaded" in the same round '
+              '(median, min–max over rounds). The goal was < 1 % difference.\n')
+    md.append('| test | unloaded µs per op | loaded, no policy × unloaded | '
+              "loaded, another process's policy × unloaded |")
+    md.append('|---|---|---|---|')
+    for t in ('fault4k', 'reuse', 'cow', 'fork'):
+        rt = [dict(r, case=r['config']) for r in rows if r['test'] == t]
+        if not rt:
+            continue
+        e = {'unloaded_us': stat([r['ns_per_op'] / 1e3 for r in rt if r['case'] == 'unloaded']),
+             'none_x': stat(ratios(rt, 'ns_per_op', 'none', 'unloaded')),
+             'other_x': stat(ratios(rt, 'ns_per_op', 'other', 'unloaded')),
+             'ops_per_run': rt[0]['ops']}
+        s3[t] = e
+        md.append(f"| {W3_LABEL[t]} | {fmt_stat(e['unloaded_us'], 1)} | {fmt_stat(e['none_x'], 3)} | "
+                  f"{fmt_stat(e['other_x'], 3)} |")
+    md.append('')
+
+
+# ---------------------------------------------------------------- workload 4
+def w4(raw, summary, md, plots):
+    rows = load_jsonl(f'{raw}/6.1-w4.jsonl')
+    if not rows:
+        return
+    s4 = summary['w4'] = {}
+    size = rows[0]['size_mib']
+    md.append('## 4. khugepaged as the alternative\n')
+    md.append(f'AnonHugePages of the {size} MiB region over time, from the start of the write '
+              'phase (one byte per 4 KiB after one read per 2 MiB). khugepaged defaults: '
+              'pages_to_scan 4096, scan_sleep_millisecs 10000; "tuned" lowers '
+              'scan_sleep_millisecs only.\n')
+    md.append('| case | scan_sleep_millisecs | write phase s | THP % at end of writes | '
+              'time to 50 % | time to 100 % | THP % at the last sample (t) | '
+              'collapses | rate after writes, MiB/min |')
+    md.append('|---|---|---|---|---|---|---|---|---|')
+    for c in ('stock-default', 'stock-tuned', 'zero', 'first-touch'):
+        rs = [r for r in rows if r['case'] == c]
+        if not rs:
+            continue
+        full = size * MIB
+        pct = [(r['t'], 100 * r['anon_huge_kb'] / full, r['writing']) for r in rs]
+        wrf = rs[-1].get('wrf', {})
+        write_s = wrf.get('time_ns', 0) / 1e9
+        after = [p for p in pct if not p[2]]
+        at_end = after[0][1] if after else None
+
+        def first_t(th):
+            for t, p, _ in pct:
+                if p >= th:
+                    return t
+            return None
+        rate = None
+        if len(after) >= 2 and after[-1][0] > after[0][0]:
+            rate = (after[-1][1] - after[0][1]) / 100 * size / (after[-1][0] - after[0][0]) * 60
+        e = {'scan_sleep_ms': rs[0]['scan_sleep_ms'], 'write_s': write_s,
+             'pct_at_write_end': at_end, 't50': first_t(50), 't100': first_t(100),
+             'last_pct': pct[-1][1], 'last_t': pct[-1][0],
+             'collapses': rs[-1]['thp_collapse_alloc'], 'rate_mib_per_min': rate,
+             'samples': [[t, round(p, 2)] for t, p, _ in pct]}
+        if rate and e['t100'] is None:
+            e['t100_extrapolated'] = pct[-1][0] + (100 - pct[-1][1]) / 100 * size / rate * 60
+        s4[c] = e
+        t100 = fmt(e['t100'], 1) if e['t100'] is not None else (
+            f"> {fmt(e['last_t'], 0)} (≈ {fmt(e.get('t100_extrapolated'), 0)} at this rate)"
+            if e.get('t100_extrapolated') else f"> {fmt(e['last_t'], 0)}")
+        md.append(f"| {c} | {e['scan_sleep_ms']} | {fmt(write_s)} | {fmt(at_end, 1)} | "
+                  f"{fmt(e['t50'], 1) if e['t50'] is not None else '> ' + fmt(e['last_t'], 0)} | "
+                  f"{t100} | {fmt(e['last_pct'], 1)} ({fmt(e['last_t'], 0)} s) | "
+                  f"{e['collapses']} | {fmt(rate, 1)} |")
+    md.append('')
+    plots.append(('w4-khugepaged.png', plot_w4(s4, size)))
+
+
+def plot_w4(s4, size):
+    data = {c: '\n'.join(f'{t} {p}' for t, p in e['samples']) for c, e in s4.items()}
+    title = {'stock-default': 'stock, then khugepaged (defaults)',
+             'stock-tuned': 'stock, then khugepaged (scan_sleep_millisecs=%s)'
+             % s4.get('stock-tuned', {}).get('scan_sleep_ms'),
+             'zero': 'thpcow zero', 'first-touch': 'first touch (no read)'}
+    lines = [f"'-' using 1:2 with steps lw 2 title \"{title[c]}\"" for c in data]
+    script = f"""
+set terminal pngcairo size 900,520 font ',11' noenhanced
+set title "THP coverage of a {size} MiB region written after read (Debian 6.1, QEMU TCG)"
+set xlabel 'seconds since the write phase began'
+set ylabel 'AnonHugePages, % of the region'
+set yrange [0:105]
+set logscale x 2
+set xrange [0.125:*]
+set key bottom right
+set grid
+plot {', '.join(lines)}
+"""
+    return script + ''.join(d + '\ne\n' for d in data.values())
+
+
+# ---------------------------------------------------------------- workload 5
+W5_LABEL = {'stock': 'stock', 'zero': '**thpcow zero**', 'prealloc': 'prealloc=on',
+            'nozero': 'use_zero_page=0', 'fresh': 'no migration (the floor)'}
+
+
+def w5(raw, summary, md, plots):
+    sets = [(g, load_jsonl(f'{raw}/{g}-w5.jsonl')) for g in ('6.1', 'latest')]
+    sets = [(g, rs) for g, rs in sets if rs]
+    if not sets:
+        return
+    s5 = summary['w5'] = {}
+    ram = sets[0][1][0]['ram_mib']
+    md.append('## 5. QEMU live migration, end to end\n')
+    md.append(f'A {ram} MiB guest with no OS (bench/prog/migfw.bin) migrates between two QEMU '
+              'processes (TCG) over a unix socket inside the test guest; the destination reads '
+              'every zero page it receives (QEMU\'s own migration code), then the migrated guest '
+              'writes one byte per 4 KiB of its RAM (its stores fault on the destination QEMU\'s '
+              'RAM mapping). RSS is the destination QEMU\'s (VmRSS) right after migration, and '
+              'of its RAM mapping; faults are the destination process\'s minor faults during the '
+              'write phase; THP % is AnonHugePages of the RAM mapping after the writes. Write '
+              'phase: median (min–max) seconds, and ratios in the same round.\n')
+    md.append('| kernel | case | VmRSS after migration MiB | RAM RSS MiB | write s | × stock | '
+              '× prealloc | × no migration | faults per 2 MiB | THP % after | migration s | '
+              'destination start s |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for g, rows in sets:
+        pre = [r for r in rows if not r.get('postcopy')]
+        kernel = rows[0]['kernel']
+        kshort = kernel.split('-')[0] if g == '6.1' else kernel.split('+')[0]
+        for c in ('stock', 'zero', 'prealloc', 'nozero', 'fresh'):
+            rs = [r for r in pre if r['case'] == c]
+            if not rs:
+                continue
+            e = {'kernel': kernel, 'n': len(rs),
+                 'dst_rss_mib': stat([r['dst_rss_kb'] / MIB for r in rs]),
+                 'dst_ram_rss_mib': stat([r['dst_ram_rss_kb'] / MIB for r in rs]),
+                 'write_s': stat([r['write_s'] for r in rs]),
+                 'x_stock': stat(ratios(pre, 'write_s', c, 'stock')),
+                 'x_prealloc': stat(ratios(pre, 'write_s', c, 'prealloc')),
+                 'x_fresh': stat(ratios(pre, 'write_s', c, 'fresh')),
+                 'faults_per_2m': med([r['write_faults_per_2m'] for r in rs]),
+                 'thp_pct_after': med([r['after_thp_pct'] for r in rs]),
+                 'splits': med([r['write_thp_split_pmd'] for r in rs]),
+                 'migration_s': stat([r.get('migration_s') for r in rs]),
+                 'dst_start_s': stat([r.get('dst_start_s') for r in rs]),
+                 'verify': sorted({r['verify'] for r in rs}),
+                 'thpcow_stats': rs[-1].get('thpcow_stats', {})}
+            s5.setdefault(g, {})[c] = e
+            md.append(f"| {kshort} | {W5_LABEL[c] if g == '6.1' or c != 'stock' else 'stock (upstream fix)'} | "
+                      f"{fmt_stat(e['dst_rss_mib'], 0)} | {fmt_stat(e['dst_ram_rss_mib'], 0)} | "
+                      f"{fmt_stat(e['write_s'])} | {fmt_stat(e['x_stock'])} | "
+                      f"{fmt_stat(e['x_prealloc'])} | {fmt_stat(e['x_fresh'])} | "
+                      f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['thp_pct_after'], 1)} | "
+                      f"{fmt_stat(e['migration_s'], 1)} | {fmt_stat(e['dst_start_s'], 1)} |")
+    md.append('')
+    z, st, pa = (s5.get('6.1', {}).get(c) for c in ('zero', 'stock', 'prealloc'))
+    if z and st:
+        rows61 = [r for r in dict(sets).get('6.1', []) if not r.get('postcopy')]
+        rss_ratio = ratios(rows61, 'dst_rss_kb', 'zero', 'stock')
+        s5['6.1']['zero']['rss_x_stock'] = stat(rss_ratio)
+        md.append(f"Goals (6.1): destination RSS after migration, zero × stock: "
+                  f"{fmt_stat(stat(rss_ratio), 3)} (goal ≤ 1.05); write phase, stock ÷ zero: "
+                  f"{fmt(1 / z['x_stock']['median']) if z['x_stock']['median'] else '-'} "
+                  f"(goal ≥ 2); zero × prealloc: {fmt_stat(z['x_prealloc'])} (goal ≤ 1.25).\n")
+    post = [(g, r) for g, rows in sets for r in rows if r.get('postcopy')]
+    if post:
+        md.append('Postcopy (switched to postcopy as soon as the migration was active, '
+                  'max-postcopy-bandwidth %s KiB/s; the guest writes while the destination '
+                  'still has pages missing):\n' % '256')
+        md.append('| case | source state when writes began / ended | write s | faults per 2 MiB | '
+                  'THP % after | postcopy requests | thpcow counters during the run | data |')
+        md.append('|---|---|---|---|---|---|---|---|')
+        for g, r in post:
+            s5.setdefault('postcopy', []).append(r)
+            md.append(f"| {r['case']} | {r.get('src_status_at_write')} / "
+                      f"{r.get('src_status_after_write')} | {fmt(r['write_s'])} | "
+                      f"{fmt(r['write_faults_per_2m'], 1)} | {fmt(r['after_thp_pct'], 1)} | "
+                      f"{r.get('migration_ram', {}).get('postcopy-requests')} | "
+                      f"{', '.join(f'{k} {v}' for k, v in r.get('thpcow_stats', {}).items()) or '-'} | "
+                      f"{r['verify']} |")
+        md.append('')
+    plots.append(('w5-migration.png', plot_w5(s5, ram)))
+
+
+def plot_w5(s5, ram):
+    rows = []
+    for g in ('6.1', 'latest'):
+        for c, e in s5.get(g, {}).items():
+            name = {'stock': 'stock', 'zero': 'thpcow zero', 'prealloc': 'prealloc=on',
+                    'nozero': 'use_zero_page=0', 'fresh': 'no migration'}[c]
+            if g == 'latest':
+                name += ' (7.x)'
+            rows.append(f'"{name}" {e["write_s"]["median"]} {e["write_s"]["min"]} '
+                        f'{e["write_s"]["max"]} {e["dst_rss_mib"]["median"]}')
+    data = '\n'.join(rows)
+    return f"""
+set terminal pngcairo size 1000,480 font ',10' noenhanced
+set multiplot layout 1,2 title "Live migration of a {ram} MiB guest, then one write per 4 KiB (destination on Debian 6.1 unless 7.x; QEMU TCG)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.6 border -1
+set xtics rotate by -30
+set grid ytics
+set ylabel 'write phase, s (median, min-max)'
+set yrange [0:*]
+plot '-' using 2:3:4:xtic(1) notitle lc rgb '#4477aa'
+{data}
+e
+set ylabel 'destination VmRSS right after migration, MiB'
+set style histogram clustered
+plot '-' using 5:xtic(1) notitle lc rgb '#cc6677'
+{data}
+e
+unset multiplot
+"""
+
+
+def plot_w1(s1):
+    rows = []
+    for g in ('6.1', 'latest'):
+        for c, e in s1.get(g, {}).items():
+            name = {'stock': 'stock', 'zero': 'thpcow zero', 'first-touch': 'first touch',
+                    'nozero': 'use_zero_page=0'}[c]
+            name += ' (7.x)' if g == 'latest' else ' (6.1)'
+            x = e['x_first_touch']
+            p = e['process_x_first_touch']
+            rows.append(f'"{name}" {x["median"]} {x["min"]} {x["max"]} '
+                        f'{p["median"]} {p["min"]} {p["max"]}')
+    data = '\n'.join(rows)
+    return f"""
+set terminal pngcairo size 900,480 font ',11' noenhanced
+set title "Write after read, 1 byte per 4 KiB after 1 read per 2 MiB: time / first touch's (QEMU TCG)"
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.6 border -1
+set xtics rotate by -20
+set grid ytics
+set yrange [0:*]
+set ylabel 'x first touch (median, min-max)'
+plot '-' using 2:3:4:xtic(1) title 'write phase' lc rgb '#4477aa', \\
+     '-' using 5:6:7 title 'whole process (read phase too)' lc rgb '#ddaa33'
+{data}
+e
+{data}
+e
+"""
+
+
+def plot_w2(s2):
+    rows = []
+    for n, e in sorted(s2.items()):
+        rows.append(f"{n} " + ' '.join(str(e.get(c, {}).get('mib_per_s', {}).get('median') or 'NaN')
+                                       for c in ('stock', 'zero', 'first-touch')))
+    data = '\n'.join(rows)
+    return f"""
+set terminal pngcairo size 800,480 font ',11' noenhanced
+set title "Writers, each on its own read-mapped slice (6.1, 4 vCPUs on 2 host cores, TCG)"
+set xlabel 'writer threads'
+set ylabel 'MiB of region written per second (log)'
+set xtics (1, 2, 4)
+set logscale xy 2
+set grid
+set key top left
+plot '-' using 1:2 with linespoints lw 2 title 'stock', \\
+     '-' using 1:3 with linespoints lw 2 title 'thpcow zero', \\
+     '-' using 1:4 with linespoints lw 2 title 'first touch'
+{data}
+e
+{data}
+e
+{data}
+e
+"""
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'results')
+    raw = os.path.join(out, 'raw')
+    summary, md, plots = {}, [], []
+    meta = {}
+    for f in sorted(glob.glob(f'{raw}/*.meta.json')):
+        with open(f) as fh:
+            meta[os.path.basename(f)[:-len('.meta.json')]] = json.load(fh)
+    md.append('# thpcow benchmark (make bench)\n')
+    guests = [m for k, m in meta.items() if k != 'total']
+    if guests:
+        gd = os.path.join(raw, 'git-describe')
+        rev = open(gd).read().strip() if os.path.exists(gd) else '?'
+        md.append(f"Source {rev}; guests under QEMU TCG (`-cpu max,-erms,-fsrm`) on a 2-core "
+                  f"host. Host load average (1, 5, 15 min) when each guest started → ended: "
+                  + '; '.join(f"{m['guest']} {m['load_before']} → {m['load_after']} "
+                              f"({m['seconds']} s{', quick' if m.get('quick') else ''}"
+                              f"{', FAILED' if m.get('status') else ''})" for m in guests)
+                  + (f"; all guests {meta['total']['seconds']} s." if 'total' in meta else '.')
+                  + '\n')
+    w1(raw, summary, md)
+    if 'w1' in summary:
+        plots.append(('w1-write-after-read.png', plot_w1(summary['w1'])))
+    w2(raw, summary, md)
+    if 'w2' in summary:
+        plots.append(('w2-scaling.png', plot_w2(summary['w2'])))
+    w3(raw, summary, md)
+    w4(raw, summary, md, plots)
+    w5(raw, summary, md, plots)
+    if plots:
+        md.append('Plots: ' + ', '.join(f'`{p}`' for p, _ in plots) + '.\n')
+    text = '\n'.join(md)
+    with open(os.path.join(out, 'results.md'), 'w') as f:
+        f.write(text)
+    rawdata = {os.path.basename(p)[:-len('.jsonl')]: load_jsonl(p)
+               for p in sorted(glob.glob(f'{raw}/*.jsonl'))}
+    with open(os.path.join(out, 'results.json'), 'w') as f:
+        json.dump({'meta': meta, 'summary': summary, 'raw': rawdata}, f, indent=1)
+    if shutil.which('gnuplot'):
+        for name, script in plots:
+            with tempfile.NamedTemporaryFile('w', suffix='.gp') as gp:
+                gp.write(f"set output '{os.path.join(out, name)}'\n" + script)
+                gp.flush()
+                r = subprocess.run(['gnuplot', gp.name], capture_output=True, text=True)
+                if r.returncode:
+                    sys.stderr.write(f'report.py: gnuplot {name}: {r.stderr}')
+    print(text)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make bench, workload 5: live migration end to end (bench/mig.py says how),
+# each case in turn, repetitions interleaved, then the postcopy variant.
+# Cases: stock, zero (thpcow), prealloc (QEMU prealloc=on), nozero
+# (use_zero_page=0), fresh (no migration: the floor). Without the module
+# (the upstream-fixed kernel): stock, prealloc and fresh. Prints JSON lines.
+set -euo pipefail
+# shellcheck source=bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
+reps=${THPCOW_BENCH_W5_REPS:-3}
+ram=${THPCOW_BENCH_MIG_MIB:-512}
+postcopy=${THPCOW_BENCH_POSTCOPY:-1}
+
+mig() {
+	local case=$1 rep=$2 rc=0 out
+	shift 2
+	[[ $case != nozero ]] || echo 0 >"$thp/use_zero_page"
+	out=$(python3 "$repo/bench/mig.py" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
+	[[ $case != nozero ]] || echo 1 >"$thp/use_zero_page"
+	((rc == 0)) || {
+		echo "bench-mig.sh: $case failed ($rc)" >&2
+		return 1
+	}
+	json_wrap "\"w\":5,\"kernel\":\"$release\",\"rep\":$rep" <<<"$out"
+}
+
+cases=(stock prealloc fresh)
+have_module && cases=(stock zero prealloc nozero fresh)
+if [[ -n ${THPCOW_BENCH_MIG_CASES:-} ]]; then
+	read -ra cases <<<"$THPCOW_BENCH_MIG_CASES"
+fi
+for ((r = 1; r <= reps; r++)); do
+	for c in $(rotate "$r" "${cases[@]}"); do
+		mig "$c" "$r"
+	done
+done
+if ((postcopy)); then
+	mig stock 1 --postcopy
+	! have_module || mig zero 1 --postcopy
+fi

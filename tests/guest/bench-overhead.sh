@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# make bench, workload 3: what thpcow costs processes it does not act on.
+# bench/prog/faultbench's tests (4 KiB anonymous faults; write faults on
+# write-protected private THPs after fork, reused in place or split and
+# copied; fork+exit) in three configurations, interleaved, each round in a
+# rotated order:
+#   unloaded  the module is not loaded (rmmod)
+#   none      loaded, no policy at all (global mode kernel)
+#   other     loaded, with a zero policy for another process
+# Prints JSON lines (faultbench's keys plus w, kernel, config, rep).
+set -euo pipefail
+# shellcheck source=bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
+reps=${THPCOW_BENCH_W3_REPS:-5}
+q=${THPCOW_BENCH_QUICK:-0}
+tests=(
+	"fault4k --size 64 --iters $((q ? 1 : 4))"
+	"reuse --size 256 --iters $((q ? 5 : 40))"
+	"cow --size 64 --iters $((q ? 2 : 10))"
+	"fork --iters $((q ? 20 : 100))"
+)
+other=''
+
+configure() {
+	if [[ -n $other ]]; then
+		kill "$other" 2>/dev/null || true
+		wait "$other" 2>/dev/null || true
+		other=''
+	fi
+	if [[ $1 == unloaded ]]; then
+		! have_module || rmmod thpcow
+		return
+	fi
+	have_module || insmod "$module_ko"
+	"$ctl" set --global kernel >/dev/null
+	if [[ $1 == other ]]; then
+		sleep 100000 &
+		other=$!
+		"$ctl" set --pid "$other" zero >/dev/null
+	fi
+}
+
+[[ -e $module_ko ]] || {
+	echo "bench-overhead.sh: no module $module_ko" >&2
+	exit 1
+}
+# warm up: every test once
+for t in "${tests[@]}"; do
+	# shellcheck disable=SC2086 # t holds the arguments
+	"$faultbench" $t >/dev/null
+done
+for ((r = 1; r <= reps; r++)); do
+	for c in $(rotate "$r" unloaded none other); do
+		configure "$c"
+		for t in "${tests[@]}"; do
+			# shellcheck disable=SC2086
+			"$faultbench" $t |
+				json_wrap "\"w\":3,\"kernel\":\"$release\",\"config\":\"$c\",\"rep\":$r"
+		done
+	done
+done
+configure none

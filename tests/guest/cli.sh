@@ -83,6 +83,15 @@ case_exit() {
 	cg_clean
 }
 
+# expect_json FILTER WANT WHAT CMD...: CMD succeeds, and FILTER applied to
+# the JSON it prints is WANT.
+expect_json() {
+	local filter=$1 want=$2 what=$3
+	shift 3
+	run 0 "$@"
+	check_eq "$(jqso "$filter")" "$want" "$what"
+}
+
 # spawn VAR CMD...: start CMD in the background (with the call's redirections),
 # its pid in VAR; killed when the case ends (see cleanup). CMD must be a
 # program, or a function that ends in exec: the pid is that of the process.
@@ -232,12 +241,10 @@ pid_children() {
 		wait_for file_has "$out/child"
 		child=$(<"$out/child")
 		bgpids+=("$child")
-		run 0 "$ctl" get --pid "$parent" --json
-		check_eq "$(jqso '[.mode, .flags]')" "$parent_want" \
-			"the parent, set ${flags:-without --children}"
-		run 0 "$ctl" get --pid "$child" --json
-		check_eq "$(jqso '[.present, .mode, .flags, .effective_mode]')" "$child_want" \
-			"its child"
+		expect_json '[.mode, .flags]' "$parent_want" \
+			"the parent, set ${flags:-without --children}" "$ctl" get --pid "$parent" --json
+		expect_json '[.present, .mode, .flags, .effective_mode]' "$child_want" \
+			"its child" "$ctl" get --pid "$child" --json
 	done <<'EOF'
 --children ["zero",["children"]] [true,"zero",["children"],"zero"]
 - ["zero",[]] [false,null,[],"kernel"]
@@ -259,22 +266,20 @@ cgroup_policy() {
 	run 0 "$ctl" get --cgroup /thpcow-cli/vms/a --json
 	check_eq "$(jqso '[.scope, .cgroup, .mode, .present]')" \
 		'["cgroup","/thpcow-cli/vms/a","kernel",true]' "get --json, leading slash"
-	run 0 "$ctl" get --cgroup "$cg/thpcow-cli/vms" --json
-	check_eq "$(jqso .cgroup_id)" "$id" "the cgroup id is the directory's inode"
+	expect_json .cgroup_id "$id" "the cgroup id is the directory's inode" \
+		"$ctl" get --cgroup "$cg/thpcow-cli/vms" --json
 	spawn in_a in_cgroup "$cg/thpcow-cli/vms/a" sleep 600
 	spawn in_vms in_cgroup "$cg/thpcow-cli/vms" sleep 600
 	wait_for line_in "$cg/thpcow-cli/vms/a/cgroup.procs" "$in_a"
 	wait_for line_in "$cg/thpcow-cli/vms/cgroup.procs" "$in_vms"
-	run 0 "$ctl" get --pid "$in_a" --json
-	check_eq "$(jqso '[.effective_mode, .effective_scope]')" '["kernel","cgroup"]' \
-		"a process in the nested cgroup"
-	run 0 "$ctl" get --pid "$in_vms" --json
-	check_eq "$(jqso '[.effective_mode, .effective_scope]')" '["zero","cgroup"]' \
-		"a process in the outer cgroup"
+	expect_json '[.effective_mode, .effective_scope]' '["kernel","cgroup"]' \
+		"a process in the nested cgroup" "$ctl" get --pid "$in_a" --json
+	expect_json '[.effective_mode, .effective_scope]' '["zero","cgroup"]' \
+		"a process in the outer cgroup" "$ctl" get --pid "$in_vms" --json
 	fails 0 "" "$ctl" clear --cgroup "$cg/thpcow-cli/vms/a"
 	fails 0 "" "$ctl" clear --cgroup thpcow-cli/vms
-	run 0 "$ctl" get --cgroup thpcow-cli/vms --json
-	check_eq "$(jqso '[.mode, .present]')" '[null,false]' "after clear"
+	expect_json '[.mode, .present]' '[null,false]' "after clear" \
+		"$ctl" get --cgroup thpcow-cli/vms --json
 	fails 1 "thpcowctl: no policy for cgroup /thpcow-cli/vms/a" \
 		"$ctl" clear --cgroup /thpcow-cli/vms/a
 }
@@ -346,8 +351,8 @@ exec_gets_thps() {
 	check_eq "$(sed -n 's/^anon_huge_kb=//p' <<<"$so")" 16384 "AnonHugePages kB"
 	check_eq "$(sed -n 's/^thp_split_pmd=//p' <<<"$so")" 0 "thp_split_pmd"
 	check_eq "$(sed -n 's/^verify=//p' <<<"$so")" ok "data"
-	run 0 "$ctl" list --json
-	check_eq "$(jqso '.policies')" '[]' "the policy left with the process"
+	expect_json '.policies' '[]' "the policy left with the process" \
+		"$ctl" list --json
 }
 
 # Two processes under 'zero', one after the other: trace --pid sees only its
@@ -556,8 +561,8 @@ thpcow module not loaded" "version"
 	check_eq "$(field mode)" zero "the global mode after load --default zero"
 	fails 0 "" "$ctl" unload
 	fails 0 "" "$ctl" load --path "$ko"
-	run 0 "$ctl" status --json
-	check_eq "$(jqso '[.loaded, .global_mode]')" '[true,"kernel"]' "loaded, as it was"
+	expect_json '[.loaded, .global_mode]' '[true,"kernel"]' "loaded, as it was" \
+		"$ctl" status --json
 }
 
 cases=(

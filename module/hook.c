@@ -3,7 +3,8 @@
  * The hook on do_huge_pmd_wp_page().
  *
  * An ftrace callback on the function's entry sends every call to
- * thpcow_wp_page() instead (FTRACE_OPS_FL_IPMODIFY). That handler decides;
+ * thpcow_wp_page_entry() (compat.c, with the function's prototype), hence
+ * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY). That handler decides;
  * whatever it does not take over it passes to the original, whose entry
  * fires the callback again: a call coming from this module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
@@ -37,7 +38,8 @@ static bool thpcow_eligible(struct vm_fault *vmf, enum thpcow_stat *why)
  * Decide whether thpcow handles this write fault on a huge PMD, and do it.
  * Returns false to pass the fault to the kernel unchanged.
  */
-static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
+static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
+			  vm_fault_t *ret)
 {
 	struct thpcow_rule *rule = NULL;
 	enum thpcow_stat why;
@@ -52,21 +54,21 @@ static bool thpcow_handle(struct vm_fault *vmf, vm_fault_t *ret)
 	}
 	mode = thpcow_policy_of(vmf->vma->vm_mm, &rule);
 	if (mode == THPCOW_MODE_SPLIT && thpcow_native_zero &&
-	    thpcow_is_huge_zero_pmd(vmf->orig_pmd)) {
+	    thpcow_is_huge_zero_pmd(orig_pmd)) {
 		/* What this kernel did before it learnt to substitute. */
 		why = THPCOW_STAT_SPLIT;
 		*ret = thpcow_split_zero_pmd(vmf);
 	} else if (mode == THPCOW_MODE_KERNEL || mode == THPCOW_MODE_SPLIT) {
 		why = THPCOW_STAT_PASSTHROUGH;
-	} else if (thpcow_is_huge_zero_pmd(vmf->orig_pmd)) {
+	} else if (thpcow_is_huge_zero_pmd(orig_pmd)) {
 		if (thpcow_native_zero)
 			why = THPCOW_STAT_NATIVE;
 		else if (thpcow_eligible(vmf, &why))
-			*ret = thpcow_subst_zero(vmf, &why);
+			*ret = thpcow_subst_zero(vmf, orig_pmd, &why);
 	} else if (mode != THPCOW_MODE_COPY) {
 		why = THPCOW_STAT_NOT_ZERO_PAGE;
 	} else if (thpcow_eligible(vmf, &why)) {
-		*ret = thpcow_subst_copy(vmf, &why);
+		*ret = thpcow_subst_copy(vmf, orig_pmd, &why);
 	}
 out:
 	thpcow_count(why);
@@ -85,14 +87,14 @@ out:
 	}
 }
 
-static vm_fault_t thpcow_wp_page(struct vm_fault *vmf)
+vm_fault_t thpcow_wp_page(struct vm_fault *vmf, pmd_t orig_pmd)
 {
 	vm_fault_t ret;
 	int idx;
 
 	idx = srcu_read_lock(&thpcow_srcu);
-	if (!thpcow_handle(vmf, &ret))
-		ret = thpcow_ksyms.do_huge_pmd_wp_page(vmf);
+	if (!thpcow_handle(vmf, orig_pmd, &ret))
+		ret = thpcow_call_wp_page(vmf, orig_pmd);
 	srcu_read_unlock(&thpcow_srcu, idx);
 	return ret;
 }
@@ -100,10 +102,10 @@ static vm_fault_t thpcow_wp_page(struct vm_fault *vmf)
 static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					unsigned long parent_ip,
 					struct ftrace_ops *ops,
-					struct ftrace_regs *fregs)
+					struct thpcow_ftrace_regs *fregs)
 {
 	if (!within_module(parent_ip, THIS_MODULE))
-		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page);
+		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 
 static struct ftrace_ops thpcow_ftrace_ops = {

@@ -91,7 +91,7 @@ static int __init thpcow_init(void)
 	ret = thpcow_resolve_symbols();
 	if (ret)
 		return ret;
-	thpcow_native_zero = thpcow_kernel_substitutes_zero();
+	thpcow_native_zero = thpcow_probe_native_zero();
 
 	ret = init_srcu_struct(&thpcow_srcu);
 	if (ret)

@@ -612,8 +612,11 @@ out:
 	spin_unlock(&thpcow_rules_lock);
 }
 
-/* The last thread of a process with a rule is exiting: drop the rule. */
-static void thpcow_on_exit(void *data, struct task_struct *task)
+/*
+ * The last thread of a process with a rule is exiting: drop the rule.
+ * Called by the sched_process_exit probe (compat.c).
+ */
+void thpcow_on_exit(struct task_struct *task)
 {
 	struct thpcow_rule *rule;
 
@@ -634,7 +637,7 @@ static struct thpcow_tracepoint {
 	struct tracepoint *tp;
 } thpcow_tracepoints[] = {
 	{ .name = "sched_process_fork", .probe = thpcow_on_fork },
-	{ .name = "sched_process_exit", .probe = thpcow_on_exit },
+	{ .name = "sched_process_exit", .probe = thpcow_exit_probe },
 };
 
 static void thpcow_match_tracepoint(struct tracepoint *tp, void *priv)

@@ -25,19 +25,25 @@ static struct folio *thpcow_new_thp(struct vm_fault *vmf, enum thpcow_stat *why)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
-	gfp_t gfp = thpcow_ksyms.vma_thp_gfp_mask(vma);
+	gfp_t gfp = thpcow_thp_gfp(vma);
 	struct folio *folio;
 
 	folio = thpcow_alloc_thp(vma, haddr, gfp);
 	if (unlikely(!folio)) {
-		count_vm_event(THP_FAULT_FALLBACK);
+		thpcow_count_thp_event(THP_FAULT_FALLBACK);
 		*why = THPCOW_STAT_FALLBACK_ALLOC;
 		return NULL;
 	}
-	if (mem_cgroup_charge(folio, vma->vm_mm, gfp)) {
+	if (thpcow_charge_thp(folio, vma->vm_mm, gfp)) {
 		folio_put(folio);
-		count_vm_event(THP_FAULT_FALLBACK);
-		count_vm_event(THP_FAULT_FALLBACK_CHARGE);
+		thpcow_count_thp_event(THP_FAULT_FALLBACK);
+		thpcow_count_thp_event(THP_FAULT_FALLBACK_CHARGE);
+		*why = THPCOW_STAT_FALLBACK_CHARGE;
+		return NULL;
+	}
+	if (thpcow_thp_memcg_prepare(folio)) {
+		folio_put(folio);
+		thpcow_count_thp_event(THP_FAULT_FALLBACK);
 		*why = THPCOW_STAT_FALLBACK_CHARGE;
 		return NULL;
 	}
@@ -45,15 +51,28 @@ static struct folio *thpcow_new_thp(struct vm_fault *vmf, enum thpcow_stat *why)
 	return folio;
 }
 
+/* Map @folio at the cleared PMD, as map_anon_folio_pmd_nopf() in 7.x. */
+static void thpcow_map_thp(struct folio *folio, pmd_t *pmd,
+			   struct vm_area_struct *vma, unsigned long haddr)
+{
+	pmd_t entry = thpcow_mk_thp_pmd(folio, vma);
+
+	thpcow_add_new_anon_thp(folio, vma, haddr);
+	set_pmd_at(vma->vm_mm, haddr, pmd, entry);
+	update_mmu_cache_pmd(vma, haddr, pmd);
+	thpcow_deferred_split(folio);
+}
+
 /*
  * Map @folio (cleared or copied, uptodate) where the PMD still maps what
- * vmf->orig_pmd did: the huge zero page, or @old, a shared anonymous THP
+ * @orig_pmd did: the huge zero page, or @old, a shared anonymous THP
  * whose page the caller holds a reference on. Consumes the reference on
  * @folio. Returns as thpcow_subst_zero() does, leaving *@why as it was
  * when the new THP is mapped.
  */
-static vm_fault_t thpcow_install(struct vm_fault *vmf, struct folio *folio,
-				 struct folio *old, enum thpcow_stat *why)
+static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
+				 struct folio *folio, struct folio *old,
+				 enum thpcow_stat *why)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
@@ -66,7 +85,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, struct folio *folio,
 	mmu_notifier_invalidate_range_start(&range);
 
 	vmf->ptl = pmd_lock(mm, vmf->pmd);
-	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+	if (unlikely(!pmd_same(*vmf->pmd, orig_pmd))) {
 		*why = THPCOW_STAT_RETRY_RACE;
 		goto release;
 	}
@@ -78,9 +97,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, struct folio *folio,
 	}
 
 	thpcow_pmd_clear_flush(vma, haddr, vmf->pmd);
-	thpcow_add_new_anon_thp(folio, vma, haddr);
-	set_pmd_at(mm, haddr, vmf->pmd, thpcow_mk_thp_pmd(folio, vma));
-	update_mmu_cache_pmd(vma, vmf->address, vmf->pmd);
+	thpcow_map_thp(folio, vmf->pmd, vma, haddr);
 	if (old)
 		thpcow_remove_thp_rmap(old, vma);
 	else
@@ -91,7 +108,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, struct folio *folio,
 	/* The old mapping's reference; the TLB no longer holds it. */
 	if (old)
 		folio_put(old);
-	count_vm_event(THP_FAULT_ALLOC);
+	thpcow_count_thp_event(THP_FAULT_ALLOC);
 	count_memcg_event_mm(mm, THP_FAULT_ALLOC);
 	return 0;
 
@@ -108,7 +125,8 @@ release:
  * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
  * kernel's own split should handle the fault.
  */
-vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
+vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
+			     enum thpcow_stat *why)
 {
 	struct folio *folio;
 
@@ -119,7 +137,7 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
 	thpcow_clear_thp(folio, vmf->address);
 	/* Orders the clearing before the set_pmd_at() that publishes it. */
 	__folio_mark_uptodate(folio);
-	return thpcow_install(vmf, folio, NULL, why);
+	return thpcow_install(vmf, orig_pmd, folio, NULL, why);
 }
 
 /*
@@ -130,7 +148,8 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why)
  * thpcow_subst_zero(); whatever the kernel would not copy either
  * (thpcow_copy_refused()) falls back to it with the reason.
  */
-vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why)
+vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
+			     enum thpcow_stat *why)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 	struct folio *old, *folio;
@@ -138,12 +157,12 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why)
 	vm_fault_t ret;
 
 	vmf->ptl = pmd_lock(mm, vmf->pmd);
-	if (unlikely(!pmd_same(*vmf->pmd, vmf->orig_pmd))) {
+	if (unlikely(!pmd_same(*vmf->pmd, orig_pmd))) {
 		spin_unlock(vmf->ptl);
 		*why = THPCOW_STAT_RETRY_RACE;
 		return 0;
 	}
-	page = pmd_page(vmf->orig_pmd);
+	page = pmd_page(orig_pmd);
 	old = page_folio(page);
 	if (thpcow_copy_refused(old, page, why)) {
 		spin_unlock(vmf->ptl);
@@ -159,9 +178,15 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why)
 		folio_put(old);
 		return VM_FAULT_FALLBACK;
 	}
-	thpcow_copy_thp(folio, old, vmf->address, vmf->vma);
+	if (thpcow_copy_thp(folio, old, vmf->address, vmf->vma)) {
+		/* A poisoned source: the kernel's own 4 KiB copy reports it. */
+		folio_put(folio);
+		folio_put(old);
+		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+		return VM_FAULT_FALLBACK;
+	}
 	__folio_mark_uptodate(folio);
-	ret = thpcow_install(vmf, folio, old, why);
+	ret = thpcow_install(vmf, orig_pmd, folio, old, why);
 	folio_put(old);
 	return ret;
 }

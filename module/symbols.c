@@ -16,6 +16,37 @@ struct thpcow_ksyms thpcow_ksyms;
 
 typedef unsigned long (*kallsyms_lookup_name_t)(const char *name);
 
+/* Sealed functions a CPU without IBT lets us call: how many, the first. */
+static unsigned int thpcow_nr_sealed;
+static const char *thpcow_first_sealed;
+
+/*
+ * thpcow calls what it resolves indirectly. On a CPU that enforces IBT an
+ * indirect call must land on ENDBR64, and the kernel seals (overwrites)
+ * the ENDBR64 of functions whose address it never takes: refuse those by
+ * name there. Elsewhere, count them for thpcow_report_sealed().
+ */
+static int thpcow_check_callable(const char *name, const void *fn)
+{
+	if (thpcow_has_endbr(fn))
+		return 0;
+	if (thpcow_ibt_enabled()) {
+		pr_err("cannot call %s: this CPU enforces IBT and its ENDBR64 is sealed\n",
+		       name);
+		return -ENOEXEC;
+	}
+	if (!thpcow_nr_sealed++)
+		thpcow_first_sealed = name;
+	return 0;
+}
+
+static void thpcow_report_sealed(void)
+{
+	if (thpcow_nr_sealed)
+		pr_notice("%u kernel functions thpcow calls have no ENDBR64 (sealed), %s first: it would not load on a CPU that enforces IBT\n",
+			  thpcow_nr_sealed, thpcow_first_sealed);
+}
+
 static kallsyms_lookup_name_t thpcow_find_kallsyms_lookup_name(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
@@ -30,7 +61,7 @@ static kallsyms_lookup_name_t thpcow_find_kallsyms_lookup_name(void)
 	}
 	fn = (kallsyms_lookup_name_t)kp.addr;
 	unregister_kprobe(&kp);
-	return fn;
+	return thpcow_check_callable(kp.symbol_name, fn) ? NULL : fn;
 }
 
 /*
@@ -45,10 +76,12 @@ static bool thpcow_addr_is_ours(unsigned long addr)
 
 int thpcow_resolve_symbols(void)
 {
-	kallsyms_lookup_name_t lookup = thpcow_find_kallsyms_lookup_name();
+	kallsyms_lookup_name_t lookup;
 	const struct thpcow_ksym_desc *d;
-	int missing = 0;
+	int failed = 0;
 
+	thpcow_nr_sealed = 0;
+	lookup = thpcow_find_kallsyms_lookup_name();
 	if (!lookup)
 		return -ENOENT;
 
@@ -58,16 +91,21 @@ int thpcow_resolve_symbols(void)
 		if (thpcow_addr_is_ours(addr))
 			addr = 0;
 		*d->addr = (void *)addr;
-		if (addr)
+		if (addr) {
+			if (d->function &&
+			    thpcow_check_callable(d->name, (void *)addr))
+				failed++;
 			continue;
+		}
 		if (d->required) {
 			pr_err("required kernel symbol %s not found\n",
 			       d->name);
-			missing++;
+			failed++;
 		} else {
 			pr_info("optional kernel symbol %s not found; going without\n",
 				d->name);
 		}
 	}
-	return missing ? -ENOENT : 0;
+	thpcow_report_sealed();
+	return failed ? -ENOENT : 0;
 }

@@ -48,18 +48,24 @@ struct thpcow_ksym_desc {
 	const char *name;
 	void **addr;
 	bool required;
+	bool function;	/* called indirectly: must be callable under IBT */
 };
 
 extern const struct thpcow_ksym_desc thpcow_ksym_table[];
 int thpcow_resolve_symbols(void);
+
+/* probe.c: does the kernel substitute the huge zero page itself? */
+bool thpcow_probe_native_zero(void);
 
 /* hook.c */
 int thpcow_hook_install(void);
 void thpcow_hook_remove(void);
 
 /* subst.c */
-vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, enum thpcow_stat *why);
-vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, enum thpcow_stat *why);
+vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
+			     enum thpcow_stat *why);
+vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
+			     enum thpcow_stat *why);
 
 /* policy.c */
 struct thpcow_rule;

@@ -14,6 +14,8 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 
+#include "compat.h"
+
 TRACE_EVENT(thpcow_fault,
 	TP_PROTO(struct vm_fault *vmf, const char *outcome),
 	TP_ARGS(vmf, outcome),
@@ -27,7 +29,7 @@ TRACE_EVENT(thpcow_fault,
 		__entry->pid = current->tgid;
 		memcpy(__entry->comm, current->comm, TASK_COMM_LEN);
 		__entry->address = vmf->address;
-		__assign_str(outcome, outcome);
+		thpcow_assign_str(outcome, outcome);
 	),
 	TP_printk("pid=%d comm=%s address=0x%lx outcome=%s",
 		  __entry->pid, __entry->comm, __entry->address,

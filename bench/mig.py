@@ -89,7 +89,7 @@ class Serial:
                     raise
                 time.sleep(0.05)
 
-    def expect(self, want, timeout=600):
+    def expect(self, want, timeout=300):
         self.s.settimeout(timeout)
         while True:
             c = self.s.recv(1)
@@ -104,7 +104,9 @@ class Serial:
         self.s.sendall(c)
 
 
-def start_qemu(qemu, d, name, ram, extra=(), wrapper=()):
+def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=()):
+    """Start QEMU paused (-S unless -incoming): the caller connects to its
+    serial port before the guest can print anything, then continues it."""
     qmp = os.path.join(d, name + '.qmp')
     ser = os.path.join(d, name + '.serial')
     argv = list(wrapper) + [
@@ -113,9 +115,17 @@ def start_qemu(qemu, d, name, ram, extra=(), wrapper=()):
         '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
         '-serial', 'chardev:ser',
         '-qmp', f'unix:{qmp},server=on,wait=off'] + list(extra)
+    if '-incoming' not in extra:
+        argv.append('-S')
     log = open(os.path.join(d, name + '.log'), 'wb')
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-    return p, QMP(qmp), Serial(ser)
+    return p, qmp, ser
+
+
+def connect_qemu(qmp, ser):
+    q = QMP(qmp)
+    s = Serial(ser)
+    return q, s
 
 
 def proc_minflt(pid):
@@ -229,12 +239,16 @@ def main():
         sock = os.path.join(d, 'mig.sock')
         t0 = time.monotonic()
         if args.case != 'fresh':
-            dst, dq, dser = start_qemu(args.qemu, d, 'dst', args.ram, extra + ['-incoming', 'defer'],
-                                       wrapper)
+            # both QEMUs start at once (their start-up is most of the wait)
+            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram,
+                                       extra + ['-incoming', 'defer'], wrapper)
             procs.append(dst)
-            res['dst_start_s'] = time.monotonic() - t0
-            src, sq, sser = start_qemu(args.qemu, d, 'src', args.ram)
+            src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram)
             procs.append(src)
+            dq, dser = connect_qemu(dqp, dsp)
+            res['dst_start_s'] = time.monotonic() - t0
+            sq, sser = connect_qemu(sqp, ssp)
+            sq.cmd('cont')
             sser.expect(b'R')  # migfw runs and waits on its serial port
             caps = [{'capability': 'postcopy-ram', 'state': True}] if args.postcopy else []
             if caps:
@@ -262,8 +276,11 @@ def main():
                 res['migration_s'] = time.monotonic() - t1
             res['dst_rss_before_kb'] = rss_before
         else:
-            dst, dq, dser = start_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper)
+            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper)
             procs.append(dst)
+            dq, dser = connect_qemu(dqp, dsp)
+            res['dst_start_s'] = time.monotonic() - t0
+            dq.cmd('cont')
             dser.expect(b'R')
             uffd0 = read_thpcow_stats()
         pid = dst.pid

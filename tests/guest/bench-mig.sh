@@ -5,7 +5,7 @@
 # (use_zero_page=0), fresh (no migration: the floor). Without the module
 # (the upstream-fixed kernel): stock, prealloc and fresh. Prints JSON lines.
 set -euo pipefail
-# shellcheck source=bench-lib.sh
+# shellcheck source=SCRIPTDIR/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"
 reps=${THPCOW_BENCH_W5_REPS:-3}
 ram=${THPCOW_BENCH_MIG_MIB:-512}

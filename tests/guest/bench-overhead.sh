@@ -9,16 +9,23 @@
 #   other     loaded, with a zero policy for another process
 # Prints JSON lines (faultbench's keys plus w, kernel, config, rep).
 set -euo pipefail
-# shellcheck source=bench-lib.sh
+# shellcheck source=SCRIPTDIR/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"
-reps=${THPCOW_BENCH_W3_REPS:-5}
+reps=${THPCOW_BENCH_W3_REPS:-8}
 q=${THPCOW_BENCH_QUICK:-0}
 tests=(
-	"fault4k --size 64 --iters $((q ? 1 : 4))"
-	"reuse --size 256 --iters $((q ? 5 : 40))"
-	"cow --size 64 --iters $((q ? 2 : 10))"
-	"fork --iters $((q ? 20 : 100))"
+	"fault4k --size 16 --iters $((q ? 2 : 8))"
+	"reuse --size 256 --iters $((q ? 5 : 20))"
+	"cow --size 64 --iters $((q ? 2 : 6))"
+	"fork --iters $((q ? 20 : 50))"
 )
+if [[ -n ${THPCOW_BENCH_W3_TESTS:-} ]]; then # e.g. "reuse fork": only these
+	sel=()
+	for t in "${tests[@]}"; do
+		[[ " $THPCOW_BENCH_W3_TESTS " != *" ${t%% *} "* ]] || sel+=("$t")
+	done
+	tests=("${sel[@]}")
+fi
 other=''
 
 configure() {

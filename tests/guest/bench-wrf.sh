@@ -11,7 +11,7 @@
 # lines (tests/prog/wrf's keys, plus w, kernel, case, rep, proc_ns: the
 # whole process, read phase included).
 set -euo pipefail
-# shellcheck source=bench-lib.sh
+# shellcheck source=SCRIPTDIR/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"
 what=${1:?w1 or w2}
 size=${THPCOW_BENCH_MIB:-1024}

@@ -12,8 +12,8 @@ lint() {
 	shellcheck -x "$@"
 }
 
-vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/init tests/vm/guest; }
-test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/vm/{bench,kernels}.t tests/host/{shellcheck,check}.t; }
+vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/kbuild tests/vm/init tests/vm/guest; }
+test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat}.t tests/host/{shellcheck,check}.t; }
 build_scripts() { lint scripts/deps .ci/run; }
 
 cases=(

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/vm/compat.t: the module core's tests (tests/guest/core.sh) on the
+# other kernel series, one guest each, with thpcow built for that series in
+# a chroot of its Debian release (tests/vm/kbuild; the first run creates the
+# chroots, a few minutes each). 6.1 is tests/vm/core.t. Each case also
+# checks how thpcow judged the kernel at load: 5.10 and 6.12 split the huge
+# zero page on a write (thpcow substitutes), 7.x gives it a THP itself
+# (thpcow passes 'zero' through, native_zero 1).
+set -uo pipefail
+tests=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/vm.sh
+source "$tests/lib/vm.sh"
+
+# core_on SERIES NATIVE: core.sh passes on SERIES, whose kernel thpcow found
+# to substitute the huge zero page itself (NATIVE 1) or not (0).
+core_on() {
+	[[ -d $repo/module ]] || skip "no module/ yet"
+	# shellcheck disable=SC2016 # for the guest's shell
+	vm_run --kernel "$1" --timeout 1500 -- sh -c \
+		'tests/guest/core.sh; rc=$?; grep native_zero /sys/kernel/debug/thpcow/stats; exit $rc'
+	grep -E '^(not ok|# Totals)' <<<"$vm_stdout" || true
+	vm_expect_rc 0
+	check_eq "$(tail -n 1 <<<"$vm_stdout")" "native_zero $2" "how thpcow judged $1"
+}
+
+core_5_10() { core_on 5.10 0; }
+core_6_12() { core_on 6.12 0; }
+core_latest() { core_on latest 1; }
+
+cd "$repo" || exit 1
+cases=(
+	core_5_10   # bullseye's 5.10: thpcow substitutes, all of core.sh passes
+	core_6_12   # trixie's 6.12: the same, with 6.12's folio, mTHP and memcg pieces
+	core_latest # trixie-backports' 7.x: the kernel substitutes, thpcow passes through
+)
+tap_run "${cases[@]}"

@@ -529,27 +529,37 @@ static void thpcow_rule_describe(struct thpcow_rule *rule,
 		e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
 }
 
+/*
+ * Copy up to @room rules to @entries and say in *@total how many there are.
+ * The rules are described into a kernel buffer under SRCU and copied out
+ * after it: a user buffer may fault for as long as its owner likes
+ * (userfaultfd), and that must not hold up freeing rules or the hook.
+ */
 int thpcow_policy_list(struct thpcow_entry __user *entries, u32 room,
 		       u32 *total)
 {
+	struct thpcow_entry *buf = NULL;
 	struct thpcow_rule *rule;
-	struct thpcow_entry e;
 	int bkt, idx, ret = 0;
-	u32 n = 0;
+	u32 n = 0, want;
 
 	thpcow_policy_reap();
+	want = min(room, thpcow_policy_count());
+	if (want) {
+		buf = kvmalloc_array(want, sizeof(*buf), GFP_KERNEL_ACCOUNT);
+		if (!buf)
+			return -ENOMEM;
+	}
 	idx = srcu_read_lock(&thpcow_srcu);
 	thpcow_for_each_rule(bkt, rule) {
-		if (n < room) {
-			thpcow_rule_describe(rule, &e);
-			if (copy_to_user(&entries[n], &e, sizeof(e))) {
-				ret = -EFAULT;
-				break;
-			}
-		}
+		if (n < want)
+			thpcow_rule_describe(rule, &buf[n]);
 		n++;
 	}
 	srcu_read_unlock(&thpcow_srcu, idx);
+	if (copy_to_user(entries, buf, array_size(min(n, want), sizeof(*buf))))
+		ret = -EFAULT;
+	kvfree(buf);
 	*total = n;
 	return ret;
 }

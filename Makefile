@@ -11,6 +11,13 @@
 #   make demo       deps, tools, then the demo (tests/demo)
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
+#   make install    (root) module/thpcow.ko into
+#                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra, then depmod
+#   make install-tools  (root) thpcowctl, its man pages and completion, the
+#                   systemd unit, and /etc/thpcow.conf and
+#                   /etc/modprobe.d/thpcow.conf (each unless it exists)
+#   make install-all    both; DESTDIR and PREFIX (/usr/local) are honoured
+#   make uninstall  remove what they installed (the /etc files if unchanged)
 #   make clean
 
 KERNELRELEASE ?= $(shell uname -r)
@@ -18,7 +25,17 @@ KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
 TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile tests/prog/Makefile))
 
-.PHONY: all module tools deps check demo bench clean
+PREFIX ?= /usr/local
+MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/thpcow
+SYSCONFDIR ?= /etc
+INSTALL ?= install
+DEPMOD ?= depmod
+export PREFIX INSTALL
+
+.PHONY: all module tools deps check demo bench clean install install-tools \
+	install-all uninstall
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -50,3 +67,38 @@ clean:
 ifneq ($(wildcard module/Kbuild),)
 	cd module && rm -rf *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers .tmp_versions
 endif
+
+# The module must have been built for KERNELRELEASE (make module).
+install: module
+	@v=$$(modinfo -F vermagic module/thpcow.ko) && [ "$${v%% *}" = "$(KERNELRELEASE)" ] || \
+		{ echo "make install: module/thpcow.ko is built for $${v%% *}, not $(KERNELRELEASE)" >&2; exit 1; }
+	$(INSTALL) -d $(DESTDIR)$(MODULEDIR)
+	$(INSTALL) -m 0644 module/thpcow.ko $(DESTDIR)$(MODULEDIR)/thpcow.ko
+	$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE)
+
+# /etc files: installed when absent, never overwritten; the examples stay in DOCDIR.
+install-tools:
+	$(MAKE) -C tools/thpcowctl install
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/modprobe.d
+	$(INSTALL) -m 0644 dist/thpcow.service $(DESTDIR)$(UNITDIR)/thpcow.service
+	$(INSTALL) -m 0644 dist/thpcow.conf $(DESTDIR)$(DOCDIR)/thpcow.conf
+	$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(DOCDIR)/modprobe.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/thpcow.conf ] || \
+		$(INSTALL) -m 0644 dist/thpcow.conf $(DESTDIR)$(SYSCONFDIR)/thpcow.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf ] || \
+		$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf
+
+install-all: install install-tools
+
+uninstall:
+	$(MAKE) -C tools/thpcowctl uninstall
+	rm -f $(DESTDIR)$(UNITDIR)/thpcow.service $(DESTDIR)$(DOCDIR)/thpcow.conf \
+		$(DESTDIR)$(DOCDIR)/modprobe.conf
+	-rmdir $(DESTDIR)$(DOCDIR)
+	! cmp -s dist/thpcow.conf $(DESTDIR)$(SYSCONFDIR)/thpcow.conf || \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/thpcow.conf
+	! cmp -s dist/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf || \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf
+	if [ -e $(DESTDIR)$(MODULEDIR)/thpcow.ko ]; then \
+		rm -f $(DESTDIR)$(MODULEDIR)/thpcow.ko && \
+		$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE); fi

@@ -504,6 +504,42 @@ unsupported_mode() {
 	((refused)) || skip "this module supports every mode"
 }
 
+# apply FILE: the file's rules set, other cgroup rules cleared, pid rules
+# kept; a bad file or a missing cgroup changes nothing.
+apply_file() {
+	local p split before f=$out/thpcow.conf
+	cleanup
+	cg_make vms other
+	spawn p sleep 600
+	"$ctl" set --pid "$p" zero
+	"$ctl" set --global zero
+	"$ctl" set --cgroup thpcow-cli/other zero
+	printf '# test\nglobal kernel\ncgroup /thpcow-cli/vms zero # the guests\n' >"$f"
+	fails 0 "" "$ctl" apply --check "$f"
+	check_eq "$("$ctl" list | grep -c '^cgroup')" 1 "rules after --check"
+	fails 0 "" "$ctl" apply "$f"
+	check_eq "$("$ctl" list --json | jq -c '[.policies[] | [.scope, .cgroup // .pid, .mode]] | sort')" \
+		"[[\"cgroup\",\"/thpcow-cli/vms\",\"zero\"],[\"pid\",$p,\"zero\"]]" "the rules"
+	check_eq "$("$ctl" get --global --json | jq -r .mode)" kernel "the global mode"
+	# shellcheck disable=SC2016 # for sh -c
+	run 0 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$1" --size 8 --verify' "$cg/thpcow-cli/vms" "$wrf"
+	check_eq "$(sed -n 's/^thp_split_pmd=//p' <<<"$so")" 0 "splits in the cgroup"
+	run 0 "$wrf" --size 8 --verify
+	split=$(sed -n 's/^thp_split_pmd=//p' <<<"$so")
+	((split > 0)) || { echo "no splits outside the cgroup (global kernel)"; return 1; }
+	before=$("$ctl" list)
+	printf 'global zero\ncgroup /thpcow-cli/other fast\n' >"$f"
+	fails 1 "thpcowctl: $f:2: unknown mode 'fast': expected one of kernel, zero, copy, split
+thpcowctl: $f: 1 error; nothing applied" "$ctl" apply "$f"
+	printf 'global zero\ncgroup thpcow-cli/missing zero\n' >"$f"
+	fails 1 "thpcowctl: $f:2: $cg/thpcow-cli/missing: No such file or directory
+thpcowctl: $f: nothing applied" "$ctl" apply "$f"
+	check_eq "$("$ctl" list)" "$before" "the rules after refused files"
+	check_eq "$("$ctl" get --global --json | jq -r .mode)" kernel "the global mode after them"
+	fails 1 "thpcowctl: /dev/thpcow: permission denied: root (CAP_SYS_ADMIN) is needed" \
+		"${nobody[@]}" "$ctl" apply - <<<"global zero"
+}
+
 load_when_loaded() {
 	fails 1 "thpcowctl: thpcow: already loaded (to reload: thpcowctl unload first)" \
 		"$ctl" load --path "$ko"
@@ -583,6 +619,7 @@ cases=(
 	usage_errors      # bad mode, bad pid, no scope, bad verb: exit 2
 	refused_requests  # ESRCH, not a cgroup, EACCES: exit 1, nothing changed
 	unsupported_mode  # a mode the module refuses: EOPNOTSUPP, exit 1
+	apply_file        # apply: rules set, stale cgroup rules cleared, bad files refused
 	load_when_loaded  # load while loaded: "already loaded"
 	unload_in_use     # unload with /dev/thpcow open: "in use"
 	unload_load       # unload, every verb without it, load --default zero, load

@@ -158,7 +158,8 @@ int device_list(int fd, struct thpcow_entry **entries, size_t *n)
 	return -1;
 }
 
-static int cgroup_mount_point(char *buf, size_t len)
+/* The cgroup2 mount point of this process; 0 or -errno. */
+int cgroup_mount_point(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	int ret;

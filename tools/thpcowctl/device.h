@@ -23,6 +23,7 @@ struct target {
 };
 
 const char *device_path(void);
+int cgroup_mount_point(char *buf, size_t len);
 bool module_loaded(void);
 int device_open_raw(void);
 int device_open(void);

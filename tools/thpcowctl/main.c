@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "parse.h"
 #include "thpcowctl.h"
 
@@ -75,6 +76,13 @@ static const struct verb verbs[] = {
 			"  --duration SECONDS\n"
 			"                  stop after SECONDS\n"
 			"  --pid PID       only the events of process PID\n",
+	}, {
+		.name = "apply", .fn = cmd_apply,
+		.summary = "set the global and cgroup rules of a file",
+		.usage = "[--check] [FILE]",
+		.help = "  --check         only check FILE; change nothing\n"
+			"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
+			"                  input; default " CONF_PATH "\n",
 	}, {
 		.name = "load", .fn = cmd_load,
 		.summary = "load the module (installed, or from a file)",

@@ -36,6 +36,7 @@ enum {
 	OPT_DEFAULT,
 	OPT_PATH,
 	OPT_DURATION,
+	OPT_CHECK,
 };
 
 struct verb {
@@ -50,6 +51,7 @@ struct verb {
 /* util.c */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void verror_msg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+void error_context(const char *where);
 int read_line(const char *path, char *buf, size_t len);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 size_t utf8_width(const char *s);
@@ -78,5 +80,6 @@ int cmd_exec(const struct verb *v, int argc, char *argv[]);
 int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);
 int cmd_trace(const struct verb *v, int argc, char *argv[]);
+int cmd_apply(const struct verb *v, int argc, char *argv[]);
 
 #endif /* THPCOWCTL_H */

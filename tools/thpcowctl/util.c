@@ -9,9 +9,19 @@
 
 #include "thpcowctl.h"
 
+static const char *error_where;
+
+/* While where is not NULL, every message starts with "where: " too. */
+void error_context(const char *where)
+{
+	error_where = where;
+}
+
 void verror_msg(const char *fmt, va_list ap)
 {
 	fputs(PROGRAM_NAME ": ", stderr);
+	if (error_where)
+		fprintf(stderr, "%s: ", error_where);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Inside the guest of tests/vm/systemd.t, which boots a bookworm root with
+# systemd as init and thpcow installed by `make install-all`: thpcow.service
+# ran at boot (modprobe with /etc/modprobe.d options, then thpcowctl apply
+# /etc/thpcow.conf), a workload in machine.slice gets whole THPs from the
+# cgroup rule, and `systemctl reload thpcow` applies an edited file, or
+# refuses a bad one and changes nothing. Started by thpcow-test.service; the
+# host set up /etc/thpcow.conf as 'global kernel' + 'cgroup /machine.slice
+# zero', and default_mode=zero in /etc/modprobe.d/thpcow.conf.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$top/tests/lib/tap.sh"
+
+wrf=$top/tests/prog/wrf
+conf=/etc/thpcow.conf
+stats=/sys/kernel/debug/thpcow/stats
+cp "$conf" /run/thpcow.conf.orig
+
+# cgroup_rules: "PATH MODE" a line, from thpcowctl list
+cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
+substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
+# key KEY TEXT: the value of KEY=value in wrf's output TEXT
+key() { sed -n "s/^$1=//p" <<<"$2"; }
+# reload_with TEXT: /etc/thpcow.conf := TEXT, then systemctl reload thpcow
+reload_with() {
+	printf '%s\n' "$1" >"$conf"
+	systemctl reload thpcow
+}
+restore() { cp /run/thpcow.conf.orig "$conf" && systemctl reload thpcow; }
+
+boot_finished() {
+	local state
+	state=$(systemctl is-system-running --wait)
+	[[ $state == running ]] || systemctl --failed --no-pager
+	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P Result thpcow.service)" \
+		active/success "thpcow.service"
+	check_eq "$state" running "the system"
+}
+
+ordering() {
+	check_match " $(systemctl show -P Before thpcow.service) " " libvirtd.service " \
+		"thpcow.service comes before libvirtd"
+	check_match " $(systemctl show -P After thpcow.service) " " machine.slice " \
+		"and after machine.slice exists"
+}
+
+module_loaded() {
+	check_eq "$(modinfo -F filename thpcow)" "/lib/modules/$(uname -r)/extra/thpcow.ko" \
+		"the module make install installed"
+	[[ -d /sys/module/thpcow ]] || {
+		echo "thpcow is not loaded"
+		return 1
+	}
+	check_match "$(journalctl -k -b --no-pager -o cat | grep 'thpcow: .* loaded')" \
+		"loaded, default mode zero" "default_mode from /etc/modprobe.d at load"
+	check_match "$(thpcowctl status)" $'module loaded: +yes' "thpcowctl status"
+}
+
+rules_applied() {
+	check_eq "$(cgroup_rules)" "/machine.slice zero" "the cgroup rules"
+	check_eq "$(thpcowctl get --global | sed -n 's/^mode: *//p')" kernel \
+		"the global mode: the file's, over default_mode"
+}
+
+# wrf in machine.slice: one THP per 2 MiB from the rule; outside it splits.
+workload_hits_rule() {
+	local before out
+	before=$(substituted)
+	# (no D-Bus here, so no --wait or --pipe: a oneshot's start job ends with it)
+	systemd-run --quiet --slice=machine.slice --unit=thpcow-wrf -p Type=oneshot \
+		-p StandardOutput=file:/run/wrf.out "$wrf" --size 16 --verify
+	out=$(</run/wrf.out)
+	check_eq "$(key verify "$out")" ok "data"
+	check_eq "$(key thp_split_pmd "$out")" 0 "splits in machine.slice"
+	check_eq "$(key anon_huge_kb "$out")" 16384 "AnonHugePages kB in machine.slice"
+	check_eq "$(($(substituted) - before))" 8 "substituted"
+	out=$("$wrf" --size 16 --verify)
+	check_match "$(key thp_split_pmd "$out")" '^[1-9]' "splits outside machine.slice"
+}
+
+# An edited file: its new rule set, the dropped one cleared; then back.
+reload_applies() {
+	reload_with "global zero
+cgroup /system.slice kernel"
+	check_eq "$(cgroup_rules)" "/system.slice kernel" "cgroup rules after reload"
+	check_eq "$(thpcowctl get --global | sed -n 's/^mode: *//p')" zero "the global mode after reload"
+	restore
+	check_eq "$(cgroup_rules)" "/machine.slice zero" "cgroup rules after restoring the file"
+}
+
+# A bad file: reload fails, says where, and changes nothing.
+reload_refuses_bad_file() {
+	local before msg
+	before=$(thpcowctl list)
+	if reload_with "cgroup /system.slice zero
+cgroup /machine.slice fast"; then
+		echo "systemctl reload succeeded with a bad file"
+		restore
+		return 1
+	fi
+	msg=$(journalctl -b -u thpcow.service --no-pager -o cat | grep "$conf:2:")
+	restore
+	check_eq "$msg" "thpcowctl: $conf:2: unknown mode 'fast': expected one of kernel, zero, copy, split" \
+		"the journal"
+	check_eq "$(thpcowctl list)" "$before" "the rules"
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "the unit"
+}
+
+cases=(
+	boot_finished           # systemd reached 'running'; thpcow.service succeeded
+	ordering                # Before=libvirtd, After=machine.slice
+	module_loaded           # modprobe found make install's module, modprobe.d applied
+	rules_applied           # thpcowctl list: the file's cgroup rule and global mode
+	workload_hits_rule      # wrf in machine.slice: whole THPs; outside: splits
+	reload_applies          # systemctl reload: new rules set, dropped ones cleared
+	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes
+)
+tap_run "${cases[@]}"

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# tests/host/install.t: installing thpcow. `make install-all DESTDIR=...`
+# installs exactly the expected files, keeps an edited /etc file, and `make
+# uninstall` takes the rest away; the module is refused for another kernel;
+# the version is one in the header, dkms.conf, the module and thpcowctl; and
+# DKMS adds, builds, installs and removes thpcow for the 6.1 headers (files
+# under /lib/modules/6.1.0-*/updates/dkms only; nothing is loaded) and
+# refuses a kernel without an option thpcow needs. Needs root for DKMS.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$repo/tests/lib/tap.sh"
+cd "$repo" || exit 1
+
+release=6.1.0-57-amd64
+headers=/usr/src/linux-headers-$release
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+header_version=$(sed -n 's/^#define THPCOW_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/uapi/thpcow.h)
+
+# install_into DIR [TARGET]: make TARGET (install-all) into DIR, for 6.1
+install_into() {
+	make -s "${2:-install-all}" DESTDIR="$1" PREFIX=/usr/local KERNELRELEASE=$release \
+		KERNEL_DIR="$headers" >"$tmp/make.log" 2>&1 || {
+		cat "$tmp/make.log"
+		return 1
+	}
+}
+# files DIR: the files and links under DIR, depmod's indexes left out
+files() { (cd "$1" && find . ! -type d ! -name 'modules.*' | sort); }
+need_headers() { [[ -d $headers ]] || skip "no $headers (make deps)"; }
+
+install_all_files() {
+	need_headers
+	install_into "$tmp/all"
+	check_eq "$(files "$tmp/all")" "./etc/modprobe.d/thpcow.conf
+./etc/thpcow.conf
+./lib/modules/$release/extra/thpcow.ko
+./usr/local/lib/systemd/system/thpcow.service
+./usr/local/sbin/thpcowctl
+./usr/local/share/bash-completion/completions/thpcowctl
+./usr/local/share/doc/thpcow/modprobe.conf
+./usr/local/share/doc/thpcow/thpcow.conf
+./usr/local/share/man/man5/thpcow.conf.5
+./usr/local/share/man/man8/thpcowctl.8" "the files"
+	check_match "$(cat "$tmp/all/lib/modules/$release/modules.dep")" \
+		'(^|'$'\n'')extra/thpcow.ko:' "depmod ran"
+	check_eq "$(stat -c %a "$tmp/all/usr/local/sbin/thpcowctl")" 755 "thpcowctl's mode"
+}
+
+# An edited /etc file survives install and uninstall; the rest goes.
+uninstall_keeps_edits() {
+	need_headers
+	install_into "$tmp/u"
+	echo "global zero" >>"$tmp/u/etc/thpcow.conf"
+	install_into "$tmp/u" install-tools
+	check_eq "$(tail -n1 "$tmp/u/etc/thpcow.conf")" "global zero" "the edited file after install"
+	install_into "$tmp/u" uninstall
+	check_eq "$(files "$tmp/u")" "./etc/thpcow.conf" "what uninstall left"
+	check_match "$(cat "$tmp/u/lib/modules/$release/modules.dep")" '^$' "depmod ran again"
+}
+
+wrong_kernel() {
+	need_headers
+	if make -s install DESTDIR="$tmp/w" KERNELRELEASE=5.10.0-46-amd64 KERNEL_DIR="$headers" \
+		>"$tmp/w.log" 2>&1; then
+		echo "make install put a module built for $release under 5.10.0-46-amd64"
+		return 1
+	fi
+	check_match "$(cat "$tmp/w.log")" "make install: module/thpcow.ko is built for $release, not 5.10.0-46-amd64" \
+		"the message"
+	check_eq "$(find "$tmp/w" -name '*.ko' 2>/dev/null)" "" "modules installed"
+}
+
+# One version: the header's string and numbers, dkms.conf, the module, the tool.
+versions_agree() {
+	local numbers dkms
+	need_headers
+	numbers=$(for p in MAJOR MINOR PATCH; do
+		sed -n "s/^#define THPCOW_VERSION_${p}[[:space:]]*\([0-9]*\)$/\1/p" include/uapi/thpcow.h
+	done | paste -sd.)
+	check_match "$header_version" '^[0-9]+\.[0-9]+\.[0-9]+$' "THPCOW_VERSION"
+	check_eq "$numbers" "$header_version" "THPCOW_VERSION_MAJOR.MINOR.PATCH"
+	# shellcheck disable=SC1091 # DKMS sources it the same way
+	dkms=$(source ./dkms.conf && echo "$PACKAGE_NAME $PACKAGE_VERSION")
+	check_eq "$dkms" "thpcow $header_version" "dkms.conf"
+	make -s module tools KERNEL_DIR="$headers" >/dev/null 2>&1
+	check_eq "$(modinfo -F version module/thpcow.ko)" "$header_version" "MODULE_VERSION"
+	check_eq "$(tools/thpcowctl/thpcowctl --version | head -n1)" "thpcowctl $header_version (ABI 1)" \
+		"thpcowctl --version"
+}
+
+# The sources DKMS needs, alone in a directory, as a source tree for dkms add.
+dkms_tree() {
+	mkdir -p "$1"
+	cp dkms.conf Makefile "$1/"
+	cp -r include "$1/"
+	mkdir "$1/module"
+	cp module/*.[ch] module/Kbuild module/Kconfig "$1/module/"
+	rm -f "$1/module/"*.mod.c
+}
+dkms_ready() {
+	command -v dkms >/dev/null || skip "no dkms (apt-get install dkms)"
+	[[ $(id -u) == 0 ]] || skip "dkms needs root"
+	need_headers
+	! grep -rqs '^[^#]*modprobe_on_install' /etc/dkms ||
+		skip "/etc/dkms sets modprobe_on_install: dkms install would load modules"
+	[[ ! -e /var/lib/dkms/thpcow && ! -e /usr/src/thpcow-$header_version ]] ||
+		skip "thpcow is already known to dkms here (/var/lib/dkms/thpcow)"
+	had_index=0
+	[[ ! -e /lib/modules/$release/modules.dep ]] || had_index=1
+}
+# What DKMS left: the source tree, and the indexes depmod made if there were none.
+dkms_cleanup() {
+	local mods=/lib/modules/$release
+	dkms remove "thpcow/$header_version" --all >/dev/null 2>&1 || true
+	rm -rf "/usr/src/thpcow-$header_version" /var/lib/dkms/thpcow
+	rmdir "$mods/updates/dkms" "$mods/updates" 2>/dev/null || true
+	((had_index)) || rm -f "$mods"/modules.*
+}
+
+dkms_cycle() {
+	local ko=/lib/modules/$release/updates/dkms/thpcow.ko
+	dkms_ready
+	trap dkms_cleanup EXIT
+	dkms_tree "$tmp/dkms"
+	dkms add "$tmp/dkms" >"$tmp/dkms.log" 2>&1 || { cat "$tmp/dkms.log"; return 1; }
+	check_match "$(dkms status thpcow)" "^thpcow/$header_version: added" "dkms status after add"
+	dkms build "thpcow/$header_version" -k "$release" >"$tmp/dkms.log" 2>&1 ||
+		{ cat "$tmp/dkms.log"; return 1; }
+	dkms install "thpcow/$header_version" -k "$release" >"$tmp/dkms.log" 2>&1 ||
+		{ cat "$tmp/dkms.log"; return 1; }
+	check_match "$(dkms status thpcow)" "^thpcow/$header_version, $release, x86_64: installed" \
+		"dkms status after install"
+	check_eq "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$release" "the installed module's kernel"
+	check_eq "$(modinfo -F version "$ko")" "$header_version" "its version"
+	check_match "$(cat "/lib/modules/$release/modules.dep")" '(^|'$'\n'')updates/dkms/thpcow.ko:' \
+		"depmod ran"
+	[[ ! -e /sys/module/thpcow ]] || {
+		echo "thpcow is loaded on this host"
+		return 1
+	}
+	dkms remove "thpcow/$header_version" --all >"$tmp/dkms.log" 2>&1 ||
+		{ cat "$tmp/dkms.log"; return 1; }
+	check_eq "$(dkms status thpcow)" "" "dkms status after remove"
+	[[ ! -e $ko ]] || {
+		echo "$ko is still there"
+		return 1
+	}
+}
+
+# A kernel without CONFIG_MEMCG: DKMS refuses it before compiling, saying why.
+dkms_refuses() {
+	local fake=$tmp/headers-nomemcg out rc=0
+	dkms_ready
+	trap dkms_cleanup EXIT
+	dkms_tree "$tmp/dkms2"
+	dkms add "$tmp/dkms2" >/dev/null 2>&1 || return 1
+	mkdir -p "$fake"
+	grep -v '^CONFIG_MEMCG=' "$headers/.config" >"$fake/.config"
+	out=$(dkms build "thpcow/$header_version" -k "$release" --kernelsourcedir "$fake" 2>&1) || rc=$?
+	check_eq "$rc" 77 "dkms build's exit status (77: BUILD_EXCLUSIVE)"
+	check_match "$out" "thpcow: kernel $release lacks CONFIG_MEMCG, which thpcow needs" "our message"
+	check_match "$out" "BUILD_EXCLUSIVE directive which does not match" "DKMS's own"
+	out=$(dkms build "thpcow/$header_version" -k 5.4.0-1-amd64 --kernelsourcedir "$headers" 2>&1) || rc=$?
+	check_match "$out" "thpcow: Linux 5.4.0-1-amd64 is not a supported series" "an unsupported series"
+}
+
+cases=(
+	install_all_files     # make install-all DESTDIR: the whole file list, depmod
+	uninstall_keeps_edits # an edited /etc/thpcow.conf survives; uninstall removes the rest
+	wrong_kernel          # make install refuses a module built for another kernel
+	versions_agree        # header, dkms.conf, modinfo and thpcowctl: one version
+	dkms_cycle            # dkms add/build/install/remove for 6.1 (-k), nothing loaded
+	dkms_refuses          # no CONFIG_MEMCG, or an unknown series: refused with a reason
+)
+tap_run "${cases[@]}"

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpcowctl: apply [--check] [FILE]: make the global mode and the cgroup
+ * rules what FILE (/etc/thpcow.conf) says. Nothing is changed when the file
+ * has an error or names a cgroup that cannot be opened. Then: the file's
+ * rules are set, and every cgroup rule the module has that the file does
+ * not name is cleared. Without a global line the global mode stays as it
+ * is; pid rules are never touched.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "device.h"
+#include "thpcowctl.h"
+
+#define CGROUP_DEFAULT_MOUNT	"/sys/fs/cgroup"
+
+/* Clear the rule of entry e, a cgroup the file does not name. */
+static int clear_stale(int fd, const struct thpcow_entry *e, const char *name)
+{
+	char path[THPCOW_PATH_LEN + 1], where[THPCOW_PATH_LEN + 64];
+	struct scope_arg s = { .scope = THPCOW_SCOPE_CGROUP, .given = 1 };
+	struct thpcow_policy p;
+	struct target t;
+	struct stat st;
+	int ret = -1;
+
+	memcpy(path, e->path, THPCOW_PATH_LEN);
+	path[THPCOW_PATH_LEN] = '\0';
+	snprintf(where, sizeof(where), "clear cgroup %s (not in %s)", path, name);
+	error_context(where);
+	s.cgroup = path;
+	if (e->flags & THPCOW_ENTRY_PATH_TRUNCATED) {
+		error_msg("its path is too long to clear it here (cgroup id %llu)",
+			  (unsigned long long)e->cgroup_id);
+	} else if (target_open(&s, &t) == 0) {
+		if (fstat(t.cgroup_fd, &st) || st.st_ino != e->cgroup_id) {
+			error_msg("%s is another cgroup now (the rule's was "
+				  "renamed?): not cleared", t.cgroup_abs);
+		} else {
+			target_policy(&t, &p);
+			ret = device_policy(fd, "apply", THPCOW_IOC_CLEAR, &p, &t);
+		}
+		target_close(&t);
+	}
+	error_context(NULL);
+	return ret;
+}
+
+/* Is id one of the n cgroups opened for the file's rules? */
+static bool in_file(const struct target *t, size_t n, __u64 id)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].scope == THPCOW_SCOPE_CGROUP &&
+		    !fstat(t[i].cgroup_fd, &st) && st.st_ino == id)
+			return true;
+	return false;
+}
+
+/* Set the rules of c (targets t, opened), then clear the stale ones. */
+static int apply_rules(int fd, const struct conf *c, struct target *t,
+		       const char *name)
+{
+	struct thpcow_entry *entries;
+	struct thpcow_policy p;
+	char where[PATH_MAX];
+	int failed = 0;
+	size_t i, n;
+
+	for (i = 0; i < c->n; i++) {
+		snprintf(where, sizeof(where), "%s:%u", name, c->rules[i].line);
+		error_context(where);
+		target_policy(&t[i], &p);
+		p.mode = c->rules[i].mode;
+		failed |= device_policy(fd, "apply", THPCOW_IOC_SET, &p, &t[i]);
+		error_context(NULL);
+	}
+	if (device_list(fd, &entries, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (entries[i].scope == THPCOW_SCOPE_CGROUP &&
+		    !in_file(t, c->n, entries[i].cgroup_id))
+			failed |= clear_stale(fd, &entries[i], name);
+	free(entries);
+	return failed;
+}
+
+/* Open the device and every cgroup of c, then apply c. */
+static int conf_apply(const struct conf *c, const char *name)
+{
+	struct target *t = calloc(c->n + 1, sizeof(*t));
+	char where[PATH_MAX];
+	size_t i, opened;
+	int fd, ret = -1;
+	struct scope_arg s;
+
+	if (!t) {
+		error_msg("%s: %s", name, strerror(ENOMEM));
+		return -1;
+	}
+	fd = device_open();
+	for (opened = 0; fd >= 0 && opened < c->n; opened++) {
+		memset(&s, 0, sizeof(s));
+		s.scope = c->rules[opened].scope;
+		s.cgroup = c->rules[opened].cgroup;
+		snprintf(where, sizeof(where), "%s:%u", name,
+			 c->rules[opened].line);
+		error_context(where);
+		ret = target_open(&s, &t[opened]);
+		error_context(NULL);
+		if (ret) {
+			error_msg("%s: nothing applied", name);
+			break;
+		}
+	}
+	if (fd >= 0 && opened == c->n)
+		ret = apply_rules(fd, c, t, name);
+	for (i = 0; i < opened; i++)
+		target_close(&t[i]);
+	free(t);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int cmd_apply(const struct verb *v, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *file = CONF_PATH, *name;
+	char mnt[PATH_MAX];
+	bool check = false;
+	struct conf c;
+	FILE *in;
+	int opt, ret;
+
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
+		check |= opt == OPT_CHECK;
+	if (optind < argc)
+		file = argv[optind++];
+	verb_no_args(v, argc, argv);
+
+	name = strcmp(file, "-") ? file : "<stdin>";
+	in = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	if (!in) {
+		error_msg("%s: %s", file, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (cgroup_mount_point(mnt, sizeof(mnt)))
+		strcpy(mnt, CGROUP_DEFAULT_MOUNT);
+	ret = conf_parse(in, name, mnt, &c);
+	if (in != stdin)
+		fclose(in);
+	if (ret > 0)
+		error_msg("%s: %d error%s%s", name, ret, ret == 1 ? "" : "s",
+			  check ? "" : "; nothing applied");
+	if (ret)
+		return EXIT_FAIL;
+	if (!check)
+		ret = conf_apply(&c, name);
+	conf_free(&c);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "conf.h"
 #include "json.h"
 #include "output.h"
 #include "parse.h"
@@ -465,6 +466,8 @@ struct cli_case {
 	unsigned int need;
 	const char *env;	/* NAME=value for the fake, or NULL */
 	const char *log_has;	/* what the fake logged; NULL: nothing */
+	const char *in;		/* standard input, or NULL: none */
+	bool log_is;		/* log_has is all the fake logged */
 };
 
 static char fake_lib[PATH_MAX], fake_log[PATH_MAX];
@@ -473,18 +476,23 @@ static char fake_lib[PATH_MAX], fake_log[PATH_MAX];
 static int run_cli(const struct cli_case *c, struct run *r)
 {
 	const char *argv[16] = { cli_path };
-	FILE *out = tmpfile(), *err = tmpfile();
+	FILE *out = tmpfile(), *err = tmpfile(), *in = tmpfile();
 	int i, status;
 	pid_t pid;
 
 	for (i = 0; c->args[i] && i < 14; i++)
 		argv[i + 1] = c->args[i];
-	if (!out || !err)
+	if (!out || !err || !in)
 		return -1;
+	if (c->in)
+		fputs(c->in, in);
+	fflush(in);
+	rewind(in);
 	fflush(stdout);
 	unlink(fake_log);
 	pid = fork();
 	if (pid == 0) {
+		dup2(fileno(in), STDIN_FILENO);
 		dup2(fileno(out), STDOUT_FILENO);
 		dup2(fileno(err), STDERR_FILENO);
 		setenv("THPCOWCTL_DEVICE", MISSING_DEVICE, 1);
@@ -497,6 +505,7 @@ static int run_cli(const struct cli_case *c, struct run *r)
 		execv(cli_path, (char **)argv);
 		_exit(126);
 	}
+	fclose(in);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		return -1;
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -550,7 +559,8 @@ static int test_cli(const void *arg)
 			    c->status, r.err);
 	if (expect_has("stdout", r.out, c->out_has) ||
 	    expect_has("stderr", r.err, c->err_has) ||
-	    expect_has("fake log", r.log, c->log_has))
+	    (c->log_is ? expect_str("fake log", r.log, c->log_has ? c->log_has : "") :
+	     expect_has("fake log", r.log, c->log_has)))
 		return FAIL;
 	return PASS;
 }
@@ -573,6 +583,53 @@ static int test_exec_not_run(const void *arg)
 		return fail("COMMAND ran although the policy was not set");
 	}
 	return PASS;
+}
+
+/* --- the rules file ---------------------------------------------------- */
+
+struct conf_case {
+	const char *text;
+	size_t len;		/* 0: strlen(text) */
+	int ret;		/* conf_parse(): the number of errors */
+	const char *rules;	/* what it read, one "SCOPE [CGROUP] MODE" a line */
+	const char *err;	/* what it reported; "" for nothing */
+};
+
+/* conf_parse() of c->text as "t.conf", cgroup2 on /sys/fs/cgroup. */
+static int test_conf(const void *arg)
+{
+	const struct conf_case *c = arg;
+	FILE *in = fmemopen((void *)c->text, c->len ? c->len : strlen(c->text), "r");
+	FILE *err = tmpfile();
+	char msgs[OUT_MAX], *rules = NULL;
+	struct conf conf;
+	int saved, ret;
+	size_t i;
+
+	if (!in || !err)
+		return fail("fmemopen/tmpfile: %s", strerror(errno));
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	ret = conf_parse(in, "t.conf", "/sys/fs/cgroup", &conf);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	fclose(in);
+	slurp(err, msgs);
+	CAPTURE(rules, f, for (i = 0; i < conf.n; i++)
+		fprintf(f, "%s%s%s %s\n", scope_name(conf.rules[i].scope),
+			conf.rules[i].cgroup ? " " : "",
+			conf.rules[i].cgroup ? conf.rules[i].cgroup : "",
+			mode_name(conf.rules[i].mode)));
+	conf_free(&conf);
+	if (ret != c->ret)
+		ret = fail("%d errors, want %d; stderr: %s", ret, c->ret, msgs);
+	else
+		ret = expect_str("rules", rules, c->rules) ||
+		      expect_str("stderr", msgs, c->err) ? FAIL : PASS;
+	free(rules);
+	return ret;
 }
 
 /* --- the man page and the completion ------------------------------------ */
@@ -647,19 +704,26 @@ struct test {
 #define TEXT(desc, ...)	CASE(test_text, desc, str_case, __VA_ARGS__)
 #define CGROUP(desc, ...) CASE(test_cgroup_resolve, desc, cgroup_case, __VA_ARGS__)
 #define MOUNTS(desc, ...) CASE(test_mountinfo, desc, mountinfo_case, __VA_ARGS__)
+/* CONF(desc, text, errors, rules read, stderr) */
+#define CONF(desc, text, ret, rules, err) CASE(test_conf, desc, conf_case, \
+	text, 0, ret, rules, err)
+/* APPLY(desc, env, stdin, status, stderr has, all the fake logs): apply - */
+#define APPLY(desc, env, in, status, err, log) CASE(test_cli, desc, cli_case, \
+	{ "apply", "-" }, status, NULL, err, NEED_FAKE | NEED_CGROUP2, env, log, \
+	in, true)
 /* CLI(desc, status, stdout has, stderr has, ARGS...) */
 #define CLI(desc, status, out, err, ...) CASE(test_cli, desc, cli_case, \
-	{ __VA_ARGS__ }, status, out, err, 0, NULL, NULL)
+	{ __VA_ARGS__ }, status, out, err, 0, NULL, NULL, NULL, false)
 /* the same, for what a loaded module on the host would change */
 #define CLI_UNLOADED(desc, status, out, err, ...) CASE(test_cli, desc, \
-	cli_case, { __VA_ARGS__ }, status, out, err, NEED_UNLOADED, NULL, NULL)
+	cli_case, { __VA_ARGS__ }, status, out, err, NEED_UNLOADED, NULL, NULL, NULL, false)
 /* FAKE(desc, env, status, stdout has, stderr has, fake log has, ARGS...) */
 #define FAKE(desc, env, status, out, err, log, ...) CASE(test_cli, desc, \
-	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE, env, log)
+	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE, env, log, NULL, false)
 /* the same, where a cgroup2 mount is needed */
 #define FAKE_CG(desc, env, status, out, err, log, ...) CASE(test_cli, desc, \
 	cli_case, { __VA_ARGS__ }, status, out, err, NEED_FAKE | NEED_CGROUP2, \
-	env, log)
+	env, log, NULL, false)
 /* TRACE(desc, line, pid, comm, address, outcome): an event */
 #define TRACE(desc, l, p, c, a, o) CASE(test_trace_line, desc, trace_case, \
 	.line = l, .kind = TRACE_LINE_EVENT, .pid = p, .comm = c, .address = a, \
@@ -972,6 +1036,65 @@ static const struct test tests[] = {
 	MOUNTS("mountinfo: no cgroup2", MOUNTINFO_LINE("/", "/proc", "proc"),
 	       -ENOENT, NULL),
 
+	/* comments, blank lines, tabs and CRLF taken for rules */
+	CONF("conf: comments, blanks, tabs, CRLF",
+	     "# rules\n\n   \t\n\tglobal\tzero\r\n  cgroup /machine.slice kernel  # vms\n",
+	     0, "global zero\ncgroup /machine.slice kernel\n", ""),
+	/* a '#' inside a word cutting it short */
+	CONF("conf: '#' inside a word is not a comment", "cgroup /a#b zero\n", 0,
+	     "cgroup /a#b zero\n", ""),
+	/* the last line without a newline dropped */
+	CONF("conf: a last line without a newline", "global copy", 0,
+	     "global copy\n", ""),
+	/* an empty file taken as an error, or as "no change" */
+	CONF("conf: an empty file has no rules", "", 0, "", ""),
+	/* the --cgroup rule not applied: mount prefix, relative, root */
+	CONF("conf: cgroup paths as --cgroup takes them",
+	     "cgroup /sys/fs/cgroup/a split\ncgroup b/c zero\ncgroup / kernel\n", 0,
+	     "cgroup /a split\ncgroup /b/c zero\ncgroup / kernel\n", ""),
+	/* repeated and trailing slashes kept: duplicates not found */
+	CONF("conf: paths are normalised", "cgroup machine.slice//vm/ zero\n", 0,
+	     "cgroup /machine.slice/vm zero\n", ""),
+	/* one cgroup spelt two ways, both applied in turn */
+	CONF("conf: the same cgroup twice", "cgroup /sys/fs/cgroup/a zero\n"
+	     "\ncgroup a// kernel\n", 1, "",
+	     "thpcowctl: t.conf:3: cgroup /a already has a rule on line 1\n"),
+	/* the last global silently winning */
+	CONF("conf: two global lines", "global zero\nglobal kernel\n", 1, "",
+	     "thpcowctl: t.conf:2: a second global line (the first is line 1)\n"),
+	/* "../" leaving the cgroup tree, "." making two names for one cgroup */
+	CONF("conf: '..' and '.' are refused", "cgroup /a/../b zero\ncgroup ./a zero\n",
+	     2, "", "thpcowctl: t.conf:1: cgroup path '/a/../b': '.' and '..' are "
+	     "not allowed\nthpcowctl: t.conf:2: cgroup path './a': '.' and '..' "
+	     "are not allowed\n"),
+	/* a component merely starting with dots refused */
+	CONF("conf: '..a' is a name", "cgroup /..a/.b zero\n", 0,
+	     "cgroup /..a/.b zero\n", ""),
+	/* words beyond a rule ignored, or too few read past the end */
+	CONF("conf: the number of words",
+	     "global\nglobal zero zero\ncgroup /a\ncgroup /a zero zero\n", 4, "",
+	     "thpcowctl: t.conf:1: expected 'global MODE'\n"
+	     "thpcowctl: t.conf:2: expected 'global MODE'\n"
+	     "thpcowctl: t.conf:3: expected 'cgroup PATH MODE'\n"
+	     "thpcowctl: t.conf:4: expected 'cgroup PATH MODE'\n"),
+	/* a bad mode taken as kernel; keywords matched without case */
+	CONF("conf: an unknown mode and keyword", "cgroup /a fast\nGlobal zero\n", 2,
+	     "", "thpcowctl: t.conf:1: unknown mode 'fast': expected one of "
+	     "kernel, zero, copy, split\nthpcowctl: t.conf:2: unknown keyword "
+	     "'Global': expected global or cgroup\n"),
+	/* a pid rule kept for whichever process gets that pid next boot */
+	CONF("conf: pid rules are refused", "pid 1 zero\n", 1, "",
+	     "thpcowctl: t.conf:1: pid rules do not belong in a file (pids "
+	     "change): use thpcowctl exec or set --pid\n"),
+	/* a NUL byte ending the line early: "global zero" read from it */
+	CASE(test_conf, "conf: a NUL byte", conf_case, "global zero\0junk\n", 17,
+	     1, "", "thpcowctl: t.conf:1: a NUL byte\n"),
+	/* the good lines of a bad file used; errors after the first lost */
+	CONF("conf: every error, and no rules from a bad file",
+	     "global zero\nbogus\ncgroup /a zero\ncgroup /b\n", 2, "",
+	     "thpcowctl: t.conf:2: unknown keyword 'bogus': expected global or "
+	     "cgroup\nthpcowctl: t.conf:4: expected 'cgroup PATH MODE'\n"),
+
 	/* help to stderr, or a non-zero status for asked-for help */
 	CLI("cli: --help goes to stdout, exit 0", 0, "Usage: thpcowctl", NULL,
 	    "--help"),
@@ -1100,9 +1223,26 @@ static const struct test tests[] = {
 	 * a usage error, or a header printed before it */
 	CLI_UNLOADED("cli: trace without the module, exit 1", 1, NULL,
 		     "thpcowctl: trace: ", "trace", "--count", "1"),
+	/* a missing rules file reported as something else */
+	CLI("cli: apply of a missing file, exit 1", 1, NULL,
+	    "thpcowctl: /nonexistent/thpcow.conf: No such file or directory\n",
+	    "apply", "--check", "/nonexistent/thpcow.conf"),
+	/* a second FILE ignored */
+	CLI("cli: apply with two files, exit 2", 2, NULL,
+	    "unexpected argument 'b'", "apply", "a", "b"),
+	/* --check needing the module; the shipped example not valid */
+	SH("cli: apply --check of dist/thpcow.conf", "/bin/bash",
+	   "\"$1/thpcowctl\" apply --check \"$1/../../dist/thpcow.conf\"", ""),
+	/* apply going on without the module */
+	{ "cli: apply without the module, exit 1", test_cli, &(const struct cli_case){
+	  { "apply", "-" }, 1, NULL, NOT_LOADED, 0, NULL, NULL, "global zero\n",
+	  false } },
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
 	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),
+	/* the same for the rules file's page */
+	SH("man: thpcow.conf.5 renders without warnings", "/usr/bin/man",
+	   "MANWIDTH=80 man --warnings -l \"$1/thpcow.conf.5\" >/dev/null", ""),
 	/* the man page not covering every verb */
 	SH("man: every verb is documented", "/usr/bin/man",
 	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
@@ -1119,6 +1259,9 @@ static const struct test tests[] = {
 	SH("completion: trace's options", BASH_COMPLETION,
 	   COMPLETE("trace --") REPLY,
 	   "--json --count --duration --pid --help\n"),
+	/* apply's option not completed */
+	SH("completion: apply's options", BASH_COMPLETION,
+	   COMPLETE("apply --") REPLY, "--check --help\n"),
 	/* trace --pid offering the options, or nothing */
 	SH("completion: trace --pid offers process ids", BASH_COMPLETION,
 	   COMPLETE("trace --pid \"\"")
@@ -1151,8 +1294,15 @@ static const struct test tests[] = {
 	FAKE_CG("fake: a missing cgroup", NULL, 1, NULL,
 		"/no-such-cgroup: No such file or directory\n", NULL,
 		"clear", "--cgroup", "no-such-cgroup"),
-	/* EOPNOTSUPP shown as a raw errno */
-	FAKE("fake: an unsupported mode", NULL, 1, NULL,
+	/* the modes beyond zero, as the module takes them (mode numbers) */
+	FAKE("fake: set copy", NULL, 0, NULL, NULL,
+	     "SET scope=2 mode=2 flags=0 pid=1 cgroup=-\n",
+	     "set", "--pid", "1", "copy"),
+	FAKE("fake: set split", NULL, 0, NULL, NULL,
+	     "SET scope=0 mode=3 flags=0 pid=0 cgroup=-\n",
+	     "set", "--global", "split"),
+	/* EOPNOTSUPP from a module that predates a mode, as a raw errno */
+	FAKE("fake: an unsupported mode", "FAKE_MODES=2", 1, NULL,
 	     "thpcowctl: mode 'copy' is not supported by this module version\n",
 	     NULL, "set", "--pid", "1", "copy"),
 	/* ESRCH shown as a raw errno */
@@ -1230,6 +1380,39 @@ static const struct test tests[] = {
 	     NULL, 127, NULL, "(the policy on pid ",
 	     "CLEAR scope=2 mode=0 flags=0 pid=", "exec", "zero", "--",
 	     "/nonexistent/command"),
+	/* a rule of the file not set, or the stale list not read */
+	APPLY("fake: apply sets the file's rules", "FAKE_LIST_ROOT=1",
+	      "global zero\ncgroup / zero\n", 0, NULL,
+	      "SET scope=0 mode=1 flags=0 pid=0 cgroup=-\n"
+	      "SET scope=1 mode=1 flags=0 pid=0 cgroup=ok\n"
+	      "LIST room=0\nLIST room=6\n"),
+	/* a cgroup rule the file dropped kept; pid rules cleared with it */
+	APPLY("fake: apply clears cgroup rules not in the file, not pid rules",
+	      "FAKE_LIST_ROOT=1", "global kernel\n", 0, NULL,
+	      "SET scope=0 mode=0 flags=0 pid=0 cgroup=-\n"
+	      "LIST room=0\nLIST room=6\n"
+	      "CLEAR scope=1 mode=0 flags=0 pid=0 cgroup=ok\n"),
+	/* no global line taken as "global kernel" (modprobe.d's default lost) */
+	APPLY("fake: apply without a global line leaves it", "FAKE_LIST_ROOT=1",
+	      "cgroup / kernel\n", 0, NULL,
+	      "SET scope=1 mode=0 flags=0 pid=0 cgroup=ok\n"
+	      "LIST room=0\nLIST room=6\n"),
+	/* the good lines of a bad file applied */
+	APPLY("fake: apply of a bad file changes nothing", NULL,
+	      "global zero\ncgroup / fast\n", 1,
+	      "thpcowctl: <stdin>:2: unknown mode 'fast'", NULL),
+	/* the rules before a missing cgroup applied */
+	APPLY("fake: apply with a missing cgroup changes nothing", NULL,
+	      "global zero\ncgroup / zero\ncgroup /no-such-cgroup zero\n", 1,
+	      "thpcowctl: <stdin>:3: /", NULL),
+	/* --check setting anything */
+	{ "fake: apply --check changes nothing", test_cli, &(const struct cli_case){
+	  { "apply", "--check", "-" }, 0, NULL, NULL, NEED_FAKE, NULL, NULL,
+	  "global zero\ncgroup /machine.slice zero\n", true } },
+	/* a rule cleared on another cgroup that took the listed path */
+	APPLY("fake: apply clears no cgroup but the rule's", "FAKE_LIST_ROOT=7",
+	      "", 1, "thpcowctl: clear cgroup / (not in <stdin>): ",
+	      "LIST room=0\nLIST room=6\n"),
 	/* --watch not printing rates per interval, or not stopping */
 	FAKE("fake: stats --watch 1 --count 1", NULL, 0,
 	     "\"rates\":{\"hook_calls\":0.00,", NULL, NULL,

@@ -9,7 +9,10 @@
  *
  * Knobs (environment): FAKE_ABI (what VERSION says, 1), FAKE_ABSENT
  * (GET: no policy here; CLEAR: ENOENT), FAKE_LIST_GROW (the list grows
- * between the sizing call and the filling one). Pid 999999 does not exist.
+ * between the sizing call and the filling one), FAKE_LIST_ROOT=ID (the
+ * listed cgroup rule is the cgroup2 root's, "/", with the id ID),
+ * FAKE_MODES=N (a module that knows only the first N modes: EOPNOTSUPP
+ * for the others). Pid 999999 does not exist.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -118,7 +121,9 @@ static int policy_check(const struct thpcow_policy *p, bool with_mode)
 		return -EINVAL;
 	if (with_mode && p->mode >= THPCOW_MODE_NR)
 		return -EINVAL;
-	if (with_mode && p->mode >= THPCOW_MODE_COPY)
+	/* FAKE_MODES=N: a module that knows only the first N modes */
+	if (with_mode && getenv("FAKE_MODES") &&
+	    p->mode >= strtoul(getenv("FAKE_MODES"), NULL, 10))
 		return -EOPNOTSUPP;
 	if (p->scope == THPCOW_SCOPE_PID && p->pid <= 0)
 		return -EINVAL;
@@ -179,12 +184,19 @@ static int list(struct thpcow_list *l)
 	static int calls;
 	__u32 n = getenv("FAKE_LIST_GROW") && calls++ ? 8 : 2, i;
 
+	struct thpcow_entry *e = (struct thpcow_entry *)(uintptr_t)l->entries;
+	const char *root = getenv("FAKE_LIST_ROOT");
+
 	if (l->size != sizeof(*l) || l->entry_size != sizeof(entries[0]) ||
 	    l->__reserved0 || !zero(l->__reserved, sizeof(l->__reserved)))
 		return -EINVAL;
-	for (i = 0; i < n && i < l->count; i++)
-		memcpy((struct thpcow_entry *)(uintptr_t)l->entries + i,
-		       &entries[i % 3], sizeof(entries[0]));
+	for (i = 0; i < n && i < l->count; i++) {
+		memcpy(&e[i], &entries[i % 3], sizeof(entries[0]));
+		if (root && e[i].scope == THPCOW_SCOPE_CGROUP) {
+			strcpy(e[i].path, "/");
+			e[i].cgroup_id = strtoull(root, NULL, 10);
+		}
+	}
 	fake_log("LIST room=%u\n", l->count);
 	l->count = n;
 	return 0;

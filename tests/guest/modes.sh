@@ -1,28 +1,27 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # the cases are called through tap_run
 # The policy modes beyond 'zero', run inside a guest with thpcow loaded (see
-# tests/vm/modes.t). 'copy': after fork(), a child writing into THPs it
-# shares with its parent gets whole copies instead of the stock split.
+# tests/vm/modes.t, and tests/vm/compat.t on the other series). 'copy': after
+# fork(), a child writing into THPs it shares with its parent gets whole
+# copies instead of the stock split. 'split': where the kernel substitutes
+# the huge zero page itself (7.x), a write on it splits as before 6.13.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/tap.sh
-source "$repo/tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$here/../lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/guest.sh
+source "$here/../lib/guest.sh"
 
-ctl=$repo/tools/thpcowctl/thpcowctl
-wrf=$repo/tests/prog/wrf
 size=64 # MiB: 32 huge pages
 regions=$((size / 2))
-out=$(mktemp -d)
 
 # fork_write NAME MODE: the parent first-touches the region (THPs), forks,
 # and the child writes one byte per 2 MiB into the shared THPs, then the
 # parent checks its own copy; under MODE for both, inherited.
 fork_write() {
-	"$ctl" exec "$2" --children -- "$wrf" --size $size --no-read \
+	"$ctl" exec "$2" --children -- "$wrf" --size "$size" --no-read \
 		--stride $((2 << 20)) --fork-child-write --verify >"$out/$1"
 }
-
-val() { sed -n "s/^$2=//p" "$out/$1"; }
 
 copy_after_fork() {
 	fork_write copy copy
@@ -50,20 +49,40 @@ kernel_after_fork_splits() {
 # 'split' on a kernel that splits anyway is 'kernel': write after read
 # splits every 2 MiB, where 'zero' would have given THPs.
 split_is_stock_here() {
-	[[ $(awk '$1 == "native_zero" { print $2 }' /sys/kernel/debug/thpcow/stats) == 0 ]] ||
-		skip "this kernel substitutes natively"
-	"$ctl" exec split -- "$wrf" --size $size --verify >"$out/split"
+	((!native)) || skip "this kernel substitutes natively"
+	"$ctl" exec split -- "$wrf" --size "$size" --verify >"$out/split"
 	check_eq "$(val split thp_split_pmd)" "$regions" "splits"
 	check_eq "$(val split anon_huge_kb)" 0 "AnonHugePages kB"
 	check_eq "$(val split verify)" ok "data"
+}
+
+# 'split' where the kernel substitutes: what stock 6.12 does, a split and a
+# fault per 4 KiB, while a process without a policy gets the kernel's THPs.
+split_on_native() {
+	((native)) || skip "this kernel splits by itself: 'split' is 'kernel' here"
+	local before faults
+	before=$(stat_of split)
+	"$ctl" exec split -- "$wrf" --size "$size" --verify >"$out/split"
+	"$wrf" --size "$size" --verify >"$out/nopolicy"
+	check_eq "$(val split thp_split_pmd)" "$regions" "splits under 'split'"
+	check_eq "$(val split anon_huge_kb)" 0 "AnonHugePages kB under 'split'"
+	check_eq "$(val split verify)" ok "data under 'split'"
+	check_eq $(($(stat_of split) - before)) "$regions" "split counted"
+	faults=$(val split faults)
+	((faults >= size * 256)) || {
+		echo "'split': $faults faults, fewer than one per 4 KiB"
+		return 1
+	}
+	check_eq "$(val nopolicy thp_split_pmd)" 0 "splits without a policy"
+	check_eq "$(val nopolicy anon_huge_kb)" $((size * 1024)) "AnonHugePages kB without a policy"
+	check_eq "$(val nopolicy verify)" ok "data without a policy"
 }
 
 cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
 	split_is_stock_here      # 'split' where the kernel splits anyway: the same
+	split_on_native          # 'split' on 7.x: the stock <= 6.12 split
 )
 tap_run "${cases[@]}"
-rc=$?
-rm -rf "$out"
-exit $rc
+guest_done $?

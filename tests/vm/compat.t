@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tests/vm/compat.t: the module core's tests (tests/guest/core.sh) on the
-# other kernel series, one guest each, with thpcow built for that series in
+# tests/vm/compat.t: the module core's tests (tests/guest/core.sh) and the
+# modes' (tests/guest/modes.sh) on the other kernel series, one guest each, with thpcow built for that series in
 # a chroot of its Debian release (tests/vm/kbuild; the first run creates the
-# chroots, a few minutes each). 6.1 is tests/vm/core.t. Each case also
+# chroots, a few minutes each). 6.1 is tests/vm/core.t and modes.t. Each case also
 # checks how thpcow judged the kernel at load: 5.10 and 6.12 split the huge
 # zero page on a write (thpcow substitutes), 7.x gives it a THP itself
 # (thpcow passes 'zero' through, native_zero 1).
@@ -13,14 +13,15 @@ source "$tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/vm.sh
 source "$tests/lib/vm.sh"
 
-# core_on SERIES NATIVE: core.sh passes on SERIES, whose kernel thpcow found
-# to substitute the huge zero page itself (NATIVE 1) or not (0).
+# core_on SERIES NATIVE: core.sh and modes.sh pass on SERIES, whose kernel
+# thpcow found to substitute the huge zero page itself (NATIVE 1) or not (0).
 core_on() {
 	[[ -d $repo/module ]] || skip "no module/ yet"
 	# shellcheck disable=SC2016 # for the guest's shell
 	vm_run --kernel "$1" --timeout 1500 -- sh -c \
-		'tests/guest/core.sh; rc=$?; grep native_zero /sys/kernel/debug/thpcow/stats; exit $rc'
-	grep -E '^(not ok|# Totals)' <<<"$vm_stdout" || true
+		'tests/guest/core.sh; a=$?; tests/guest/modes.sh; b=$?
+		grep native_zero /sys/kernel/debug/thpcow/stats; [ $a = 0 ] && [ $b = 0 ]'
+	grep -E '^(not ok|ok .*# SKIP|# Totals)' <<<"$vm_stdout" || true
 	vm_expect_rc 0
 	check_eq "$(tail -n 1 <<<"$vm_stdout")" "native_zero $2" "how thpcow judged $1"
 }
@@ -31,8 +32,9 @@ core_latest() { core_on latest 1; }
 
 cd "$repo" || exit 1
 cases=(
-	core_5_10   # bullseye's 5.10: thpcow substitutes, all of core.sh passes
+	core_5_10   # bullseye's 5.10: thpcow substitutes and copies; all passes
 	core_6_12   # trixie's 6.12: the same, with 6.12's folio, mTHP and memcg pieces
-	core_latest # trixie-backports' 7.x: the kernel substitutes, thpcow passes through
+	core_latest # trixie-backports' 7.x: the kernel substitutes, thpcow passes
+	            # 'zero' through, 'split' splits, 'copy' copies
 )
 tap_run "${cases[@]}"

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317 # the cases are called through tap_run
+# Faults and limits, run inside a guest with thpcow loaded (see
+# tests/vm/limits.t): where thpcow cannot have a THP it must end exactly
+# where the stock kernel does, and unloading it under load must lose
+# nothing. Each case runs the write-after-read workload (tests/prog/wrf).
+#  - memcg: a cgroup whose memory.max is just above the working set; the
+#    same run under 'kernel' and 'zero' ends the same way (no OOM kill,
+#    right data), the THPs that do not fit counted as charge fallbacks.
+#  - no free 2 MiB block (tests/prog/fragment, THP defrag 'never'): every
+#    fault that could not get a THP splits as stock and is counted.
+#  - rmmod/insmod 50 times while 4 processes fault at full speed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$here/../lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/guest.sh
+source "$here/../lib/guest.sh"
+
+fragment=$guest_repo/tests/prog/fragment
+thp=/sys/kernel/mm/transparent_hugepage
+size=64 # MiB per run: 32 huge pages
+regions=$((size / 2))
+
+# thps_of NAME: the THPs that back wrf run NAME's region at its end.
+thps_of() { echo $(($(val "$1" anon_huge_kb) / 2048)); }
+
+# memcg_run MODE: the workload under MODE in a fresh cgroup with room for
+# it and 4 MiB more; its output as memcg-MODE, the cgroup's OOM kills
+# and the charge fallbacks as memcg-MODE.counts.
+memcg_run() {
+	local dir=$cg/thpcow-test/$1 fb0
+	cg_make "$1"
+	echo $(((size + 4) << 20)) >"$dir/memory.max"
+	fb0=$(fallbacks charge)
+	wrf_as "memcg-$1" in_cgroup "$dir" "$ctl" exec "$1" -- "$wrf" --size "$size" --verify
+	echo "$(sed -n 's/^oom_kill //p' "$dir/memory.events")" \
+		"$(($(fallbacks charge) - fb0))" >"$out/memcg-$1.counts"
+	rmdir "$dir"
+}
+
+memcg_parity() {
+	local mode oom thps fb
+	echo +memory >"$cg/cgroup.subtree_control"
+	mkdir -p "$cg/thpcow-test"
+	echo +memory >"$cg/thpcow-test/cgroup.subtree_control"
+	memcg_run kernel
+	memcg_run zero
+	for mode in kernel zero; do
+		read -r oom fb <"$out/memcg-$mode.counts"
+		echo "$mode: OOM kills $oom, THPs $(thps_of "memcg-$mode"), charge fallbacks $fb"
+		check_eq "$oom" 0 "$mode: OOM kills"
+		check_eq "$(val "memcg-$mode" verify)" ok "$mode: data"
+	done
+	read -r oom fb <"$out/memcg-zero.counts"
+	thps=$(thps_of memcg-zero)
+	((thps > 0)) || {
+		echo "zero: no THP made within the limit"
+		return 1
+	}
+	check_eq $((thps + fb)) "$regions" "zero: THPs made + charge fallbacks"
+	check_eq "$(val memcg-zero thp_split_pmd)" "$fb" "zero: splits = charge fallbacks"
+}
+
+# No free 2 MiB block and no compaction: the THPs that cannot be had fall
+# back to the stock split, one for one.
+thp_alloc_failure() {
+	local defrag proactive fb0 fb thps free2m
+	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/defrag")
+	proactive=$(cat /proc/sys/vm/compaction_proactiveness 2>/dev/null || echo)
+	# This case runs in a subshell of its own: put everything back however
+	# it ends (held is not local: the trap runs after the function).
+	held=''
+	# shellcheck disable=SC2064 # the values now
+	trap "[[ -z \$held ]] || { kill \$held; wait \$held; }
+		echo $defrag >$thp/defrag
+		[[ -z '$proactive' ]] || echo '$proactive' >/proc/sys/vm/compaction_proactiveness" EXIT
+	echo never >"$thp/defrag"
+	[[ -z $proactive ]] || echo 0 >/proc/sys/vm/compaction_proactiveness
+	"$fragment" --leave 16 >"$out/fragment" &
+	held=$!
+	until grep -qx ready "$out/fragment"; do
+		kill -0 "$held" 2>/dev/null || {
+			echo "fragment failed"
+			return 1
+		}
+		sleep 0.2
+	done
+	sed '/^ready$/d; s/^/fragment: /' "$out/fragment"
+	free2m=$(sed -n 's/^free_2m=//p' "$out/fragment")
+	fb0=$(fallbacks alloc)
+	wrf_as frag "$ctl" exec zero -- "$wrf" --size "$size" --verify
+	fb=$(($(fallbacks alloc) - fb0))
+	thps=$(thps_of frag)
+	echo "free 2 MiB blocks before the run: $free2m; THPs made $thps, alloc fallbacks $fb"
+	check_eq "$(val frag verify)" ok "data"
+	check_eq $((thps + fb)) "$regions" "THPs made + alloc fallbacks"
+	check_eq "$(val frag thp_split_pmd)" "$fb" "splits = alloc fallbacks"
+	# At most one THP per free 2 MiB block there was.
+	((fb > 0 && fb >= regions - free2m)) || {
+		echo "only $fb of $regions faults found no THP: the memory was not fragmented"
+		return 1
+	}
+}
+
+# rmmod/insmod 50 times while four processes write-fault zero-page memory
+# under the global mode 'zero' that each load sets: no oops (tests/vm/run
+# checks), no corrupt data, every process still running at the end and
+# gone when killed, no rule left, no huge page left behind, and the free
+# memory comes back (within 32 MiB: caches drop_caches does not empty).
+reload_under_load() {
+	local i p pids=() free0 free1 thp0 thp1
+	free0=$(free_kb)
+	thp0=$(settled nr_anon_transparent_hugepages /proc/vmstat)
+	for i in 1 2 3 4; do
+		"$wrf" --size 16 --verify --repeat 1000000 >/dev/null 2>"$out/reload-$i" &
+		pids+=($!)
+	done
+	for ((i = 1; i <= 50; i++)); do
+		rmmod thpcow
+		insmod "$ko" default_mode=zero
+		sleep 0.2
+		((i % 10)) || echo "$i cycles at $SECONDS s"
+	done
+	check_eq "$(stat_of policies)" 0 "rules after the cycles"
+	(($(stat_of substituted) > 0)) || {
+		echo "the last load substituted nothing: the writers were not faulting"
+		return 1
+	}
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || {
+			echo "writer $p died:"
+			cat "$out"/reload-*
+			return 1
+		}
+	done
+	kill "${pids[@]}"
+	for p in "${pids[@]}"; do
+		timeout 30 tail --pid="$p" -f /dev/null || {
+			echo "writer $p did not exit within 30 s of SIGTERM"
+			return 1
+		}
+		wait "$p" || true
+	done
+	rmmod thpcow
+	insmod "$ko"
+	! grep -q . "$out"/reload-* || {
+		echo "a writer saw corrupt data:"
+		cat "$out"/reload-*
+		return 1
+	}
+	thp1=$(settled nr_anon_transparent_hugepages /proc/vmstat)
+	check_eq "$thp1" "$thp0" "anonymous huge pages after the writers exited"
+	free1=$(free_kb)
+	echo "free $free0 -> $free1 kB; anonymous THPs $thp0 -> $thp1"
+	((free0 - free1 < 32768)) || {
+		echo "free memory went from $free0 kB to $free1 kB"
+		return 1
+	}
+}
+
+cases=(
+	memcg_parity      # memory.max just above the working set: kernel = zero
+	thp_alloc_failure # no free 2 MiB block: stock split, counted
+	reload_under_load # 50 rmmod/insmod under 4 faulting processes
+)
+tap_run "${cases[@]}"
+guest_done $?

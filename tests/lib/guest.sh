@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# tests/lib/guest.sh: what the guest-side test scripts (tests/guest/*.sh,
+# run in a guest by tests/vm/run with thpcow loaded) share. Sourced after
+# tests/lib/tap.sh; sets up $out, a scratch directory the script removes.
+#
+#   $ctl $wrf $forkexec   thpcowctl and the workload programs
+#   $ko                   the thpcow.ko tests/vm/run loaded (for reloading)
+#   $cg                   the cgroup v2 root; cg_make/cg_clean manage a
+#                         scratch tree below it, thpcow-test/
+#   $native               1 where the kernel substitutes the huge zero page
+#                         itself (thpcow's debugfs native_zero), else 0
+#   wrf_as NAME CMD...    run CMD (ending in a wrf invocation), keep its
+#                         key=value output as NAME; val NAME KEY reads it
+#   stat_of KEY           a line of thpcow's debugfs stats
+#   fallbacks alloc|charge  THP faults that found no THP, or no room in the
+#                         memcg: thpcow's count, or where the kernel
+#                         substitutes itself, the kernel's (vmstat)
+#   in_cgroup DIR CMD...  run CMD as a member of cgroup DIR
+#   settled KEY FILE      KEY of /proc/meminfo or /proc/vmstat after
+#                         dropping caches
+#   free_kb               free memory in kB, per-CPU lists included
+
+# shellcheck disable=SC2034 # for the scripts that source this
+guest_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+{
+	ctl=$guest_repo/tools/thpcowctl/thpcowctl
+	wrf=$guest_repo/tests/prog/wrf
+	forkexec=$guest_repo/tests/prog/forkexec
+	ko=${THPCOW_VM_MODULE:-$guest_repo/module/thpcow.ko}
+	cg=/sys/fs/cgroup
+	out=$(mktemp -d)
+}
+
+wrf_as() {
+	local name=$1
+	shift
+	"$@" >"$out/$name" || {
+		echo "$* failed:"
+		cat "$out/$name"
+		return 1
+	}
+}
+
+val() { sed -n "s/^$2=//p" "$out/$1"; }
+
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/thpcow/stats; }
+native=$(stat_of native_zero)
+
+fallbacks() {
+	local vmstat=thp_fault_fallback
+	[[ $1 == alloc ]] || vmstat+=_$1
+	if ((native)); then
+		awk -v k="$vmstat" '$1 == k { print $2 }' /proc/vmstat
+	else
+		stat_of "fallback_$1"
+	fi
+}
+
+in_cgroup() {
+	local dir=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
+# cg_make DIR...: directories below $cg/thpcow-test; cg_clean removes the
+# tree again, deepest first.
+cg_make() { mkdir -p "${@/#/$cg/thpcow-test/}"; }
+cg_clean() {
+	[[ -d $cg/thpcow-test ]] || return 0
+	find "$cg/thpcow-test" -depth -type d -exec rmdir {} +
+}
+
+settled() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk -v k="$1" '$1 == k { print $2 }' "$2"
+}
+
+# 6.12 keeps whole THPs in the per-CPU lists: tens of MiB in MemFree's noise.
+free_kb() {
+	echo $(($(settled MemFree: /proc/meminfo) +
+		$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)))
+}
+
+# guest_done RC: clean up, exit with RC (the status of tap_run).
+guest_done() {
+	cg_clean
+	rm -rf "$out"
+	exit "$1"
+}

@@ -43,4 +43,22 @@ static inline unsigned long long number_arg(const char *opt, const char *s,
 	return v;
 }
 
+/*
+ * The end of a getopt_long() switch: --help prints usage to stdout and
+ * exits 0, an unknown option prints it to stderr and exits EXIT_USAGE.
+ */
+static inline void __attribute__((noreturn))
+usage_exit(void (*usage)(FILE *f), int help)
+{
+	usage(help ? stdout : stderr);
+	exit(help ? 0 : EXIT_USAGE);
+}
+
+/* After the options: a program that takes no operands refuses one. */
+static inline void no_operands(int argc, char *argv[], int first)
+{
+	if (first < argc)
+		die(EXIT_USAGE, "unexpected argument '%s'", argv[first]);
+}
+
 #endif /* THPCOW_PROG_H */

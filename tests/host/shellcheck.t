@@ -15,10 +15,18 @@ lint() {
 vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/kbuild tests/vm/init tests/vm/guest; }
 test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat}.t tests/host/{shellcheck,check}.t; }
 build_scripts() { lint scripts/deps .ci/run; }
+bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
+install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/guest/systemd.sh tests/host/install.t; }
+stress_scripts() { lint tests/vm/stress.t tests/guest/stress.sh; }
+guest_scripts() { lint tests/lib/guest.sh tests/guest/{core,modes,limits}.sh tests/vm/{core,modes,limits}.t; }
 
 cases=(
 	vm_bench      # tests/vm/run and the guest's stages
 	test_harness  # tests/check, the TAP and VM helpers, the test files
 	build_scripts # make deps and CI
+	bench_scripts # make bench and its guest scripts
+	install_scripts # make install-all, DKMS, the systemd guest
+	stress_scripts # data integrity under races
+	guest_scripts # the module's guest tests and their helpers
 )
 tap_run "${cases[@]}"

@@ -107,18 +107,11 @@ int main(int argc, char **argv)
 		case 'f':
 			seconds = number_arg("--for", optarg, 1, 86400);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			usage_exit(usage, c == 'h');
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	no_operands(argc, argv, optind);
 
 	free_kb = meminfo_kb("MemFree");
 	if (free_kb <= leave * 1024 + 1024)

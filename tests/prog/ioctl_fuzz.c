@@ -730,18 +730,11 @@ int main(int argc, char *argv[])
 		case 'p':
 			do_probe = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			usage_exit(usage, opt == 'h');
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	no_operands(argc, argv, optind);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return do_probe ? probe(device) : fuzz(count, seed, device, cgroup_dir);
 }

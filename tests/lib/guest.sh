@@ -19,6 +19,7 @@
 #   settled KEY FILE      KEY of /proc/meminfo or /proc/vmstat after
 #                         dropping caches
 #   free_kb               free memory in kB, per-CPU lists included
+# It also keeps khugepaged from collapsing the workloads' memory.
 
 # shellcheck disable=SC2034 # for the scripts that source this
 guest_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -81,6 +82,12 @@ free_kb() {
 	echo $(($(settled MemFree: /proc/meminfo) +
 		$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)))
 }
+
+# khugepaged would collapse the stock runs' split memory back into THPs
+# while they run (within seconds when TCG makes a run slow), and the cases
+# count THPs: let it sleep for an hour (writing the setting wakes it to
+# read it).
+echo 3600000 >/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs
 
 # guest_done RC: clean up, exit with RC (the status of tap_run).
 guest_done() {

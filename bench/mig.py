@@ -36,19 +36,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FW = os.path.join(HERE, 'prog', 'migfw.bin')
 
 
+def connect_unix(path, timeout=120):
+    """A socket connected to the unix socket path, once QEMU listens there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+            return s
+        except (FileNotFoundError, ConnectionRefusedError):
+            s.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class QMP:
-    def __init__(self, path, timeout=120):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(path)
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                self.s.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    def __init__(self, path):
+        self.s = connect_unix(path)
         self.f = self.s.makefile('rwb', buffering=0)
         self._read()  # the greeting
         self.cmd('qmp_capabilities')
@@ -76,18 +81,8 @@ class QMP:
 class Serial:
     """The guest's COM1 on a unix socket (QEMU listens)."""
 
-    def __init__(self, path, timeout=120):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(path)
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                self.s.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    def __init__(self, path):
+        self.s = connect_unix(path)
 
     def expect(self, want, timeout=300):
         self.s.settimeout(timeout)
@@ -217,7 +212,8 @@ def main():
     ap.add_argument('--qemu', default='qemu-system-x86_64')
     ap.add_argument('--ctl', default=os.path.join(HERE, '..', 'tools', 'thpcowctl', 'thpcowctl'))
     ap.add_argument('--postcopy', action='store_true',
-                    help='switch to postcopy as soon as the migration starts')
+                    help='switch to postcopy as soon as the migration starts; '
+                    'the guest writes again once it has completed')
     ap.add_argument('--postcopy-bw', type=int, default=256,
                     help='max-postcopy-bandwidth, KiB/s (default 256)')
     ap.add_argument('--fill', action='store_true',
@@ -312,6 +308,15 @@ def main():
             res['completed_ram_rss_kb'] = m['Rss']
             res['completed_ram_anon_huge_kb'] = m['AnonHugePages']
             res['migration_total_s'] = time.monotonic() - t1
+            if args.postcopy:
+                # the same writes again, now that userfaultfd is gone
+                wait_status(dq, 'running')
+                f0 = proc_minflt(pid)
+                t3 = time.monotonic()
+                dser.send(b'W')
+                dser.expect(b'D')
+                res['after_write_s'] = time.monotonic() - t3
+                res['after_write_faults_per_2m'] = (proc_minflt(pid) - f0) * 2**21 / ram
             res['migration_ram'] = {k: st.get('ram', {}).get(k) for k in
                                     ('transferred', 'duplicate', 'normal', 'postcopy-requests')}
             src.send_signal(signal.SIGTERM)

@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 MIB = 1024
 
@@ -73,6 +74,17 @@ def ratios(rows, key, case, base, group=lambda r: r['rep']):
     return out
 
 
+def rstat(rows, key, case, base, group=lambda r: r['rep']):
+    """stat() of the per-round ratios, plus 'fastest': case's fastest run over
+    base's (host preemption only ever adds time, so on a loaded host the
+    fastest runs are the least disturbed)."""
+    s = stat(ratios(rows, key, case, base, group))
+    a = [r[key] for r in rows if r['case'] == case and r.get(key)]
+    b = [r[key] for r in rows if r['case'] == base and r.get(key)]
+    s['fastest'] = min(a) / min(b) if a and b else None
+    return s
+
+
 # ---------------------------------------------------------------- workload 1
 W1_LABEL = {'stock': "stock (kernel's own path)", 'zero': '**thpcow zero**',
             'first-touch': 'first touch (no read: the floor)',
@@ -106,8 +118,8 @@ def w1(raw, summary, md):
                 'kernel': kernel, 'n': len(rs),
                 'write_s': stat([r['time_ns'] / 1e9 for r in rs]),
                 'process_s': stat([r['proc_ns'] / 1e9 for r in rs]),
-                'x_first_touch': stat(ratios(rows, 'time_ns', c, 'first-touch')),
-                'process_x_first_touch': stat(ratios(rows, 'proc_ns', c, 'first-touch')),
+                'x_first_touch': rstat(rows, 'time_ns', c, 'first-touch'),
+                'process_x_first_touch': rstat(rows, 'proc_ns', c, 'first-touch'),
                 'faults_per_2m': med([float(r['faults_per_2m']) for r in rs]),
                 'faults': med([r['faults'] for r in rs]),
                 'thp_split_pmd': med([r['thp_split_pmd'] for r in rs]),
@@ -115,7 +127,7 @@ def w1(raw, summary, md):
                 'read_rss_mib': med([r['read_rss_kb'] / MIB for r in rs]),
             }
             if c == 'zero':
-                e['stock_over_zero'] = stat(ratios(rows, 'time_ns', 'stock', 'zero'))
+                e['stock_over_zero'] = rstat(rows, 'time_ns', 'stock', 'zero')
             s1.setdefault(g, {})[c] = e
             label = W1_LABEL[c] if g == '6.1' or c != 'stock' else 'stock (upstream fix)'
             md.append(f"| {kernel.split('-')[0] if g == '6.1' else kernel.split('+')[0]} | {label} | "
@@ -146,13 +158,13 @@ def w2_summary(rows):
             rs = [r for r in rn if r['case'] == c]
             if rs:
                 e[c] = {'mib_per_s': stat([r['size_mib'] / (r['time_ns'] / 1e9) for r in rs]),
-                        'x_first_touch': stat(ratios(rn, 'ns_per_mib', c, 'first-touch', grp)),
+                        'x_first_touch': rstat(rn, 'ns_per_mib', c, 'first-touch', grp),
                         'faults_per_2m': med([float(r['faults_per_2m']) for r in rs]),
                         'tlb_per_2m': med([r.get('tlb_shootdowns', 0) * 2 / r['size_mib'] for r in rs]),
                         'splits_per_2m': med([r['thp_split_pmd'] * 2 / r['size_mib'] for r in rs]),
                         'slice_mib': rs[0]['size_mib'] // n}
         if 'zero' in e:
-            e['stock_over_zero'] = stat(ratios(rn, 'ns_per_mib', 'stock', 'zero', grp))
+            e['stock_over_zero'] = rstat(rn, 'ns_per_mib', 'stock', 'zero', grp)
         s2[n] = e
     one = s2[min(s2)]
     for n, e in s2.items():
@@ -236,10 +248,10 @@ def w3(raw, summary, md):
             continue
         key = 'best_ns_per_op' if 'best_ns_per_op' in rt[0] else 'ns_per_op'
         e = {'unloaded_us': stat([r[key] / 1e3 for r in rt if r['case'] == 'unloaded']),
-             'none_x': stat(ratios(rt, key, 'none', 'unloaded')),
-             'other_x': stat(ratios(rt, key, 'other', 'unloaded')),
-             'mean_none_x': stat(ratios(rt, 'ns_per_op', 'none', 'unloaded')),
-             'mean_other_x': stat(ratios(rt, 'ns_per_op', 'other', 'unloaded')),
+             'none_x': rstat(rt, key, 'none', 'unloaded'),
+             'other_x': rstat(rt, key, 'other', 'unloaded'),
+             'mean_none_x': rstat(rt, 'ns_per_op', 'none', 'unloaded'),
+             'mean_other_x': rstat(rt, 'ns_per_op', 'other', 'unloaded'),
              'ops_per_run': rt[0]['ops'], 'iterations': rt[0]['iters'], 'based_on': key}
         s3[t] = e
         md.append(f"| {W3_LABEL[t]} | {fmt_stat(e['unloaded_us'], 1)} | {fmt_stat(e['none_x'], 3)} | "
@@ -361,9 +373,9 @@ def w5(raw, summary, md, plots):
                  'dst_rss_mib': stat([r['dst_rss_kb'] / MIB for r in rs]),
                  'dst_ram_rss_mib': stat([r['dst_ram_rss_kb'] / MIB for r in rs]),
                  'write_s': stat([r['write_s'] for r in rs]),
-                 'x_stock': stat(ratios(pre, 'write_s', c, 'stock')),
-                 'x_prealloc': stat(ratios(pre, 'write_s', c, 'prealloc')),
-                 'x_fresh': stat(ratios(pre, 'write_s', c, 'fresh')),
+                 'x_stock': rstat(pre, 'write_s', c, 'stock'),
+                 'x_prealloc': rstat(pre, 'write_s', c, 'prealloc'),
+                 'x_fresh': rstat(pre, 'write_s', c, 'fresh'),
                  'faults_per_2m': med([r['write_faults_per_2m'] for r in rs]),
                  'thp_pct_after': med([r['after_thp_pct'] for r in rs]),
                  'splits': med([r['write_thp_split_pmd'] for r in rs]),
@@ -385,7 +397,9 @@ def w5(raw, summary, md, plots):
         rows61 = [r for r in dict(sets).get('6.1', []) if not r.get('postcopy')]
         rss_ratio = ratios(rows61, 'dst_rss_kb', 'zero', 'stock')
         s5['6.1']['zero']['rss_x_stock'] = stat(rss_ratio)
-        s5['6.1']['zero']['stock_over_zero'] = stat(ratios(rows61, 'write_s', 'stock', 'zero'))
+        s5['6.1']['zero']['rss_minus_stock_mib'] = stat(
+            [(x - 1) * st['dst_rss_mib']['median'] for x in rss_ratio])
+        s5['6.1']['zero']['stock_over_zero'] = rstat(rows61, 'write_s', 'stock', 'zero')
         md.append(f"Goals (6.1): destination RSS after migration, zero × stock: "
                   f"{fmt_stat(stat(rss_ratio), 3)} (goal ≤ 1.05); write phase, stock ÷ zero: "
                   f"{fmt_stat(s5['6.1']['zero']['stock_over_zero'])} "
@@ -396,8 +410,9 @@ def w5(raw, summary, md, plots):
                   'max-postcopy-bandwidth %s KiB/s; the guest writes while the destination '
                   'still has pages missing):\n' % '256')
         md.append('| case | source state when writes began / ended | write s | faults per 2 MiB | '
-                  'THP % after | postcopy requests | thpcow counters during the run | data |')
-        md.append('|---|---|---|---|---|---|---|---|')
+                  'THP % after | postcopy requests | thpcow counters during the run | data | '
+                  'after completion: write s, faults per 2 MiB |')
+        md.append('|---|---|---|---|---|---|---|---|---|')
         for g, r in post:
             s5.setdefault('postcopy', []).append(r)
             md.append(f"| {r['case']} | {r.get('src_status_at_write')} / "
@@ -405,9 +420,161 @@ def w5(raw, summary, md, plots):
                       f"{fmt(r['write_faults_per_2m'], 1)} | {fmt(r['after_thp_pct'], 1)} | "
                       f"{r.get('migration_ram', {}).get('postcopy-requests')} | "
                       f"{', '.join(f'{k} {v}' for k, v in r.get('thpcow_stats', {}).items()) or '-'} | "
-                      f"{r['verify']} |")
+                      f"{r['verify']} | {fmt(r.get('after_write_s'))}, "
+                      f"{fmt(r.get('after_write_faults_per_2m'), 1)} |")
         md.append('')
+        md.append('During postcopy the destination\'s RAM is registered with userfaultfd: thpcow '
+                  'leaves those faults to the kernel (fallback_ineligible), so the guest writes at '
+                  'stock\'s rate and userfaultfd sees every missing page. Postcopy places zero '
+                  'pages as 4 KiB pages (no huge zero page), so after completion there is nothing '
+                  'for thpcow to substitute either.\n')
     plots.append(('w5-migration.png', plot_w5(s5, ram)))
+
+
+# ---------------------------------------------------------------- workload 6
+def w6(raw, summary, md):
+    rows = load_jsonl(f'{raw}/6.1-w6.jsonl')
+    if not rows:
+        return
+    s6 = summary['w6'] = {}
+    size = rows[0]['size_mib']
+    for r in rows:
+        r['iter_s'] = r['ns'] / r['iters'] / 1e9
+    md.append('## 6. Mode copy: fork, then write\n')
+    md.append(f'bench/prog/faultbench forkwrite: a parent first-touches {size} MiB of THPs and '
+              'forks; the child writes one byte per 4 KiB (everything) or per 2 MiB into the '
+              'THPs it shares with its parent. stock (mode kernel) splits the PMD and copies '
+              '4 KiB per fault; copy (`thpcowctl exec copy --children`) copies the 2 MiB whole. '
+              'Child\'s write time per pass, median (min–max) over the rounds; × stock in the '
+              'same round; the child\'s Private memory in the region afterwards (what its '
+              'writes cost) and its AnonHugePages. The parent\'s data are checked after each '
+              'child.\n')
+    md.append('| writes | case | child write s | × stock | faults per 2 MiB | '
+              'child Private MiB | child AnonHugePages % |')
+    md.append('|---|---|---|---|---|---|---|')
+    grp = (lambda r: (r['rep'], r['stride']))
+    for stride in sorted({r['stride'] for r in rows}):
+        rst = [r for r in rows if r['stride'] == stride]
+        what = 'every 4 KiB' if stride == 4096 else f'one per {stride // 1024 // 1024} MiB' \
+            if stride % 2**20 == 0 else f'one per {stride} B'
+        for c in ('stock', 'copy'):
+            rs = [r for r in rst if r['case'] == c]
+            if not rs:
+                continue
+            e = {'write_s': stat([r['iter_s'] for r in rs]),
+                 'x_stock': rstat(rst, 'iter_s', c, 'stock', grp),
+                 'faults_per_2m': med([r['faults'] / r['iters'] * 2 / r['size_mib'] for r in rs]),
+                 'private_mib': med([r['private_kb'] / MIB for r in rs]),
+                 'anon_huge_pct': med([100 * r['anon_huge_kb'] / (r['size_mib'] * MIB) for r in rs])}
+            s6.setdefault(str(stride), {})[c] = e
+            md.append(f"| {what} | {'**copy**' if c == 'copy' else 'stock'} | "
+                      f"{fmt_stat(e['write_s'], 3)} | {fmt_stat(e['x_stock'])} | "
+                      f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['private_mib'], 1)} | "
+                      f"{fmt(e['anon_huge_pct'], 1)} |")
+    md.append('')
+
+
+# ---------------------------------------------------------------- headline
+def goal(m, target, ok, measured=None):
+    """One row of the goals table: measured stat m against target; ok(median)
+    says met (True), missed (False) or something else (a string). Where the
+    median misses but the fastest runs meet it, the row says so."""
+    if not m or m.get('median') is None:
+        return f'| {target} | - | not measured |'
+    v = ok(m['median'])
+    if v is False and m.get('fastest') is not None and ok(m['fastest']) is True:
+        v = 'missed by the median, met by the fastest runs'
+    v = v if isinstance(v, str) else 'met' if v else '**missed**'
+    if measured is None:
+        measured = fmt_stat(m) + (f"; fastest runs {fmt(m['fastest'])}"
+                                  if m.get('fastest') is not None else '')
+    return f"| {target} | {measured} | {v} |"
+
+
+def within_noise(stats):
+    """Overhead verdict over several stats (ratios to unloaded): met when
+    every median is within 1 %, within noise when every range holds 1."""
+    if all(abs(m['median'] - 1) < 0.01 for m in stats):
+        return True
+    fastest = [m.get('fastest') for m in stats]
+    if all(f is not None and f < 1.01 for f in fastest):
+        return 'met by the fastest runs (medians within noise)'
+    worst = max((f for f in fastest if f is not None), default=None)
+    if worst is not None and worst >= 1.05:
+        return f'**missed**: the fastest runs {worst:.2f}×'
+    if all(m['min'] <= 1 <= m['max'] for m in stats):
+        return 'within noise, not < 1 %'
+    return False
+
+
+def headline(summary):
+    """The README's table: workload 1 at a glance and the issue's goals."""
+    if not summary:
+        return []
+    s1 = summary.get('w1', {})
+    md = ['## Headline\n',
+          textwrap.fill('Workload 1, write after read: time of the writes, and of the whole '
+                        'process (read phase included), over first touch\'s in the same round; '
+                        'median (min–max).', 78) + '\n',
+          '| kernel | case | writes × first touch | process × first touch | faults per 2 MiB | '
+          'splits | AnonHugePages % | RSS after read MiB |',
+          '|---|---|---|---|---|---|---|---|']
+    for g in ('6.1', 'latest'):
+        for c, e in s1.get(g, {}).items():
+            label = W1_LABEL[c] if g == '6.1' or c != 'stock' else 'stock (upstream fix)'
+            kshort = e['kernel'].split('-')[0] if g == '6.1' else e['kernel'].split('+')[0]
+            md.append(f"| {kshort} | {label} | {fmt_stat(e['x_first_touch'])} | "
+                      f"{fmt_stat(e['process_x_first_touch'])} | {fmt(e['faults_per_2m'], 1)} | "
+                      f"{fmt(e['thp_split_pmd'], 0)} | {fmt(e['anon_huge_pct'], 1)} | "
+                      f"{fmt(e['read_rss_mib'], 0)} |")
+    md += ['', 'The goals of issue 6 (Debian 6.1, thpcow zero):\n',
+           '| goal | target | measured | |', '|---|---|---|---|']
+    z1 = s1.get('6.1', {}).get('zero', {})
+    md.append('| 1: writes, zero × first touch ' + goal(z1.get('x_first_touch'), '≤ 1.10',
+                                                          lambda x: x <= 1.10))
+    md.append('| 1: writes, stock ÷ zero ' + goal(z1.get('stock_over_zero'), '≥ 3',
+                                                    lambda x: x >= 3))
+    md.append('| 1: splits under zero ' + goal(
+        {'median': z1.get('thp_split_pmd'), 'n': 1} if z1 else None, '0', lambda x: x == 0))
+    s2 = summary.get('w2', {})
+    for n in sorted(s2.get('scale', {})):
+        z = s2['scale'][n].get('zero', {}).get('x_first_touch')
+        up = s2.get('scale-latest', {}).get(n, {}).get('stock', {}).get('x_first_touch')
+        md.append(f'| 2: {n} writer thread{"s" if n > 1 else ""}, zero × first touch '
+                  + goal(z, 'like first touch (≤ 1.10)', lambda x: x <= 1.10,
+                         fmt_stat(z) + (f"; fastest runs {fmt(z['fastest'])}" if z else '')
+                         + (f'; upstream fix on 7.x: {fmt_stat(up)}' if up else '')))
+    for t, e in summary.get('w3', {}).items():
+        st = [e[k] for k in ('none_x', 'other_x') if e.get(k, {}).get('median') is not None]
+        md.append(f'| 3: {W3_LABEL[t]}, loaded × unloaded (no policy; another\'s) '
+                  + goal(st[0] if st else None, '< 1 %', lambda _: within_noise(st),
+                         '; '.join(fmt_stat(x, 3) + (f" (fastest runs {fmt(x['fastest'], 3)})"
+                                                      if x.get('fastest') else '') for x in st)))
+    z5 = summary.get('w5', {}).get('6.1', {}).get('zero', {})
+    f5 = summary.get('w5', {}).get('6.1', {}).get('fresh', {})
+    md.append('| 5: destination RSS after migration, zero × stock '
+              + goal(z5.get('rss_x_stock'), '≤ 1.05', lambda x: x <= 1.05,
+                     f"{fmt_stat(z5.get('rss_x_stock'), 3)}: "
+                     f"{(z5.get('rss_minus_stock_mib') or {}).get('median') or 0:+.1f} MiB"))
+    md.append('| 5: write phase, stock ÷ zero '
+              + goal(z5.get('stock_over_zero'), '≥ 2', lambda x: x >= 2))
+    md.append('| 5: write phase, zero × prealloc=on '
+              + goal(z5.get('x_prealloc'), '≤ 1.25', lambda x: x <= 1.25,
+                     fmt_stat(z5.get('x_prealloc'))
+                     + (f"; fastest runs {fmt(z5['x_prealloc']['fastest'])}"
+                        if z5.get('x_prealloc') else '')
+                     + (f"; no migration at all: {fmt_stat(f5['x_prealloc'])}"
+                        if f5.get('x_prealloc') else '')))
+    for stride, what in (('4096', 'everything'), (str(2 << 20), 'one byte per 2 MiB')):
+        w6s = summary.get('w6', {}).get(stride, {})
+        c6, k6 = w6s.get('copy', {}), w6s.get('stock', {})
+        md.append(f'| 6: copy, fork then write {what}, child\'s time × stock '
+                  + goal(c6.get('x_stock'), 'a bench line (issue 8)', lambda _: 'measured',
+                         f"{fmt_stat(c6.get('x_stock'))}; its new memory "
+                         f"{fmt(c6.get('private_mib'), 1)} MiB vs stock's "
+                         f"{fmt(k6.get('private_mib'), 1)} MiB"))
+    md.append('')
+    return md
 
 
 def plot_w5(s5, ram):
@@ -522,6 +689,7 @@ def main():
                               f"{', FAILED' if m.get('status') else ''})" for m in guests)
                   + (f"; all guests {meta['total']['seconds']} s." if 'total' in meta else '.')
                   + '\n')
+    intro = len(md)
     w1(raw, summary, md)
     if 'w1' in summary:
         plots.append(('w1-write-after-read.png', plot_w1(summary['w1'])))
@@ -531,6 +699,8 @@ def main():
     w3(raw, summary, md)
     w4(raw, summary, md, plots)
     w5(raw, summary, md, plots)
+    w6(raw, summary, md)
+    md[intro:intro] = headline(summary)
     if plots:
         md.append('Plots: ' + ', '.join(f'`{p}`' for p, _ in plots) + '.\n')
     text = '\n'.join(md)

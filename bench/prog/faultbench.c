@@ -17,10 +17,17 @@
  *            kernel splits and copies 4 KiB of (also do_huge_pmd_wp_page)
  *   fork     fork + exit + wait of a small process (timed; thpcow has
  *            tracepoint probes on fork and exit)
+ *   forkwrite (workload 6, mode copy) each iteration maps and first-touches
+ *            a region of THPs (untimed) and forks a child that writes one
+ *            byte per --stride (timed: write faults on anon THPs shared
+ *            with the parent) and reports its faults and what its region
+ *            then holds: Private (the memory its writes cost) and
+ *            AnonHugePages; the parent checks that its data are untouched
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +94,7 @@ static void touch(uint8_t *p, size_t size, size_t stride, uint8_t v)
 struct result {
 	uint64_t ns, faults, ops;
 	double best;	/* the fastest iteration's ns per op */
+	uint64_t private_kb, anon_huge_kb;	/* forkwrite: the last child's */
 };
 
 /* One timed iteration: ns for ops operations. */
@@ -189,6 +197,78 @@ static void cow(size_t size, unsigned int iters, struct result *r)
 	}
 }
 
+/* Private and AnonHugePages (kB) of this process's mapping that starts at p */
+static void region_kb(const uint8_t *p, uint64_t *private_kb,
+		      uint64_t *anon_huge_kb)
+{
+	unsigned long start, end, kb;
+	char line[256], key[64];
+	bool in = false;
+	FILE *f;
+
+	*private_kb = *anon_huge_kb = 0;
+	f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		die("/proc/self/smaps");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = start == (uintptr_t)p;
+		else if (in && sscanf(line, "%63s %lu", key, &kb) == 2) {
+			if (!strcmp(key, "Private_Clean:") ||
+			    !strcmp(key, "Private_Dirty:"))
+				*private_kb += kb;
+			else if (!strcmp(key, "AnonHugePages:"))
+				*anon_huge_kb = kb;
+		}
+	}
+	fclose(f);
+}
+
+static void forkwrite(size_t size, size_t stride, unsigned int iters,
+		      struct result *r)
+{
+	struct result *child = mmap(NULL, sizeof(*child), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned int i;
+	uint64_t t, f;
+	size_t off;
+	pid_t pid;
+
+	if (child == MAP_FAILED)
+		die("mmap");
+	for (i = 0; i < iters; i++) {
+		uint8_t *p = map_aligned(size, MADV_HUGEPAGE);
+
+		touch(p, size, PAGE, 1);
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			memset(child, 0, sizeof(*child));
+			f = minflt();
+			t = now_ns();
+			touch(p, size, stride, 2);
+			account(child, now_ns() - t, size / stride);
+			child->faults = minflt() - f;
+			region_kb(p, &child->private_kb, &child->anon_huge_kb);
+			_exit(0);
+		}
+		reap(pid);
+		account(r, child->ns, child->ops);
+		r->faults += child->faults;
+		r->private_kb = child->private_kb;
+		r->anon_huge_kb = child->anon_huge_kb;
+		for (off = 0; off < size; off += PAGE)
+			if (p[off] != 1) {
+				errno = EIO;
+				die("the parent's data changed");
+			}
+		munmap(p, size);
+	}
+	munmap(child, sizeof(*child));
+}
+
 static void forks(unsigned int iters, struct result *r)
 {
 	unsigned int i;
@@ -204,16 +284,18 @@ static void forks(unsigned int iters, struct result *r)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: faultbench fault4k|reuse|cow|fork [--size MiB] [--iters N]\n"
+		"Usage: faultbench fault4k|reuse|cow|fork|forkwrite [--size MiB]\n"
+		"                  [--iters N] [--stride BYTES (forkwrite)]\n"
 		"Prints {\"test\":...,\"ns\":...,\"ops\":...,\"ns_per_op\":...,\n"
-		"        \"best_ns_per_op\":...,\"faults\":...}\n");
+		"        \"best_ns_per_op\":...,\"faults\":...,\"private_kb\":...,\n"
+		"        \"anon_huge_kb\":...}\n");
 	exit(status);
 }
 
 int main(int argc, char *argv[])
 {
 	struct result r = { 0 };
-	size_t size = 64 * MIB;
+	size_t size = 64 * MIB, stride = PAGE;
 	unsigned int iters = 10;
 	const char *test;
 	int i;
@@ -226,10 +308,13 @@ int main(int argc, char *argv[])
 			size = strtoul(argv[i + 1], NULL, 10) * MIB;
 		else if (!strcmp(argv[i], "--iters"))
 			iters = strtoul(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--stride"))
+			stride = strtoul(argv[i + 1], NULL, 10);
 		else
 			usage(2);
 	}
-	if (i != argc || !size || size % HPAGE || !iters)
+	if (i != argc || !size || size % HPAGE || !iters || !stride ||
+	    stride > size)
 		usage(2);
 
 	if (!strcmp(test, "fault4k"))
@@ -240,12 +325,16 @@ int main(int argc, char *argv[])
 		cow(size, iters, &r);
 	else if (!strcmp(test, "fork"))
 		forks(iters, &r);
+	else if (!strcmp(test, "forkwrite"))
+		forkwrite(size, stride, iters, &r);
 	else
 		usage(2);
 	printf("{\"test\":\"%s\",\"size_mib\":%zu,\"iters\":%u,\"ns\":%" PRIu64
 	       ",\"ops\":%" PRIu64 ",\"ns_per_op\":%.1f,\"best_ns_per_op\":%.1f"
-	       ",\"faults\":%" PRIu64 "}\n",
+	       ",\"faults\":%" PRIu64 ",\"stride\":%zu,\"private_kb\":%" PRIu64
+	       ",\"anon_huge_kb\":%" PRIu64 "}\n",
 	       test, size / MIB, iters, r.ns, r.ops,
-	       r.ops ? (double)r.ns / r.ops : 0.0, r.best, r.faults);
+	       r.ops ? (double)r.ns / r.ops : 0.0, r.best, r.faults, stride,
+	       r.private_kb, r.anon_huge_kb);
 	return 0;
 }

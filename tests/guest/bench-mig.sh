@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=SCRIPTDIR/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"
 reps=${THPCOW_BENCH_W5_REPS:-3}
-ram=${THPCOW_BENCH_MIG_MIB:-512}
+ram=${THPCOW_BENCH_MIG_MIB:-1024}
 postcopy=${THPCOW_BENCH_POSTCOPY:-1}
 
 mig() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench's guest driver (bench/run boots the guest): runs each workload
-# named (w1 .. w5) and writes its JSON lines to $THPCOW_VM_OUT/WORKLOAD.jsonl,
+# named (w1 .. w6) and writes its JSON lines to $THPCOW_VM_OUT/WORKLOAD.jsonl,
 # with a line of progress on stderr for each.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +13,7 @@ for w in "$@"; do
 	w3) "$here/bench-overhead.sh" ;;
 	w4) "$here/bench-khugepaged.sh" ;;
 	w5) "$here/bench-mig.sh" ;;
+	w6) "$here/bench-copy.sh" ;;
 	*)
 		echo "bench-run.sh: no workload $w" >&2
 		exit 2

@@ -4,7 +4,8 @@
  *
  * An ftrace callback on the function's entry sends every call to
  * thpcow_wp_page_entry() (compat.c, with the function's prototype), hence
- * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY). That handler decides;
+ * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy is
+ * set at all (then the call goes on as if unhooked). The handler decides;
  * whatever it does not take over it passes to the original, whose entry
  * fires the callback again: a call coming from this module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
@@ -104,7 +105,11 @@ static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					struct ftrace_ops *ops,
 					struct thpcow_ftrace_regs *fregs)
 {
-	if (!within_module(parent_ip, THIS_MODULE))
+	/*
+	 * With no rule and the global mode 'kernel' the function runs as if
+	 * unhooked: no second pass through ftrace, no SRCU, no counting.
+	 */
+	if (!within_module(parent_ip, THIS_MODULE) && thpcow_policy_active())
 		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 

@@ -139,6 +139,18 @@ int thpcow_policy_set_global(enum thpcow_mode mode)
 	return ret;
 }
 
+/*
+ * Could any fault be handled other than the kernel's way? Asked by the
+ * ftrace callback on every write fault on a huge PMD, so that with no rule
+ * and the global mode 'kernel' thpcow is not even entered.
+ */
+bool thpcow_policy_active(void)
+{
+	return atomic_read(&thpcow_nr_pid_rules) ||
+	       atomic_read(&thpcow_nr_cgroup_rules) ||
+	       READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
+}
+
 unsigned int thpcow_policy_count(void)
 {
 	return atomic_read(&thpcow_nr_pid_rules) +

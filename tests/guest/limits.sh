@@ -65,19 +65,21 @@ memcg_parity() {
 # No free 2 MiB block and no compaction: the THPs that cannot be had fall
 # back to the stock split, one for one.
 thp_alloc_failure() {
-	local defrag proactive fb0 fb thps free2m
+	# twice the usual region: the 64 MiB fragment leaves untouched (less
+	# and the OOM killer takes it) may hold up to 32 free 2 MiB blocks
+	local size=128 regions=64 defrag proactive fb0 fb thps free2m
 	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/defrag")
 	proactive=$(cat /proc/sys/vm/compaction_proactiveness 2>/dev/null || echo)
 	# This case runs in a subshell of its own: put everything back however
 	# it ends (held is not local: the trap runs after the function).
 	held=''
 	# shellcheck disable=SC2064 # the values now
-	trap "[[ -z \$held ]] || { kill \$held; wait \$held; }
+	trap "[[ -z \$held ]] || { kill \$held; wait \$held; } 2>/dev/null
 		echo $defrag >$thp/defrag
 		[[ -z '$proactive' ]] || echo '$proactive' >/proc/sys/vm/compaction_proactiveness" EXIT
 	echo never >"$thp/defrag"
 	[[ -z $proactive ]] || echo 0 >/proc/sys/vm/compaction_proactiveness
-	"$fragment" --leave 16 >"$out/fragment" &
+	"$fragment" --leave 64 >"$out/fragment" &
 	held=$!
 	until grep -qx ready "$out/fragment"; do
 		kill -0 "$held" 2>/dev/null || {

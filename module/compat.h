@@ -226,6 +226,21 @@ static inline void thpcow_ftrace_set_ip(struct thpcow_ftrace_regs *fregs,
 #endif
 }
 
+/* The hooked call's first argument, the struct vm_fault *. */
+static inline struct vm_fault *
+thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
+{
+#if THPCOW_UP_TO_5_10
+	return (struct vm_fault *)regs_get_kernel_argument(fregs, 0);
+#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
+	return (struct vm_fault *)regs_get_kernel_argument(ftrace_get_regs(fregs),
+							   0);
+#else
+	return (struct vm_fault *)ftrace_regs_get_argument(fregs, 0);
+#endif
+}
+
 /* The thpcow:thpcow_fault event: 6.10 dropped __assign_str()'s source. */
 #if THPCOW_UP_TO_6_1
 #define thpcow_assign_str(field, src)	__assign_str(field, src)

@@ -4,10 +4,11 @@
  *
  * An ftrace callback on the function's entry sends every call to
  * thpcow_wp_page_entry() (compat.c, with the function's prototype), hence
- * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy is
- * set at all (then the call goes on as if unhooked). The handler decides;
- * whatever it does not take over it passes to the original, whose entry
- * fires the callback again: a call coming from this module is let through.
+ * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
+ * covers the faulting mm (then the call goes on as if unhooked). The
+ * handler decides; whatever it does not take over it passes to the
+ * original, whose entry fires the callback again: a call coming from this
+ * module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
  * the original is a real call and its return address lies in the module.
  */
@@ -105,11 +106,16 @@ static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					struct ftrace_ops *ops,
 					struct thpcow_ftrace_regs *fregs)
 {
+	struct vm_fault *vmf;
+
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
 	/*
-	 * With no rule and the global mode 'kernel' the function runs as if
-	 * unhooked: no second pass through ftrace, no SRCU, no counting.
+	 * A fault that no policy covers runs as if unhooked: no second pass
+	 * through ftrace, no handler, no counting.
 	 */
-	if (!within_module(parent_ip, THIS_MODULE) && thpcow_policy_active())
+	vmf = thpcow_ftrace_vmf(fregs);
+	if (thpcow_policy_wants(vmf->vma->vm_mm))
 		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 

@@ -140,15 +140,24 @@ int thpcow_policy_set_global(enum thpcow_mode mode)
 }
 
 /*
- * Could any fault be handled other than the kernel's way? Asked by the
- * ftrace callback on every write fault on a huge PMD, so that with no rule
- * and the global mode 'kernel' thpcow is not even entered.
+ * Does a policy ask for anything but the kernel's way for faults in @mm?
+ * Asked by the ftrace callback (preemption off) on every write fault on a
+ * huge PMD, so that faults no policy covers do not enter thpcow at all;
+ * the handler asks again, as a rule may change in between.
  */
-bool thpcow_policy_active(void)
+bool thpcow_policy_wants(struct mm_struct *mm)
 {
-	return atomic_read(&thpcow_nr_pid_rules) ||
-	       atomic_read(&thpcow_nr_cgroup_rules) ||
-	       READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
+	struct thpcow_rule *rule;
+	enum thpcow_mode mode;
+	int idx;
+
+	if (!atomic_read(&thpcow_nr_pid_rules) &&
+	    !atomic_read(&thpcow_nr_cgroup_rules))
+		return READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
+	idx = srcu_read_lock(&thpcow_srcu);
+	mode = thpcow_policy_of(mm, &rule);
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return mode != THPCOW_MODE_KERNEL;
 }
 
 unsigned int thpcow_policy_count(void)

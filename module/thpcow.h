@@ -84,7 +84,7 @@ int thpcow_policy_list(struct thpcow_entry __user *entries, u32 room,
 		       u32 *total);
 void thpcow_policy_show(struct seq_file *m);
 unsigned int thpcow_policy_count(void);
-bool thpcow_policy_active(void);
+bool thpcow_policy_wants(struct mm_struct *mm);
 
 /* ctl.c */
 int thpcow_ctl_init(void);

@@ -346,6 +346,21 @@ compare() {
 	return "$bad"
 }
 
+# run_mode MODE: run $st's programs in MODE into $out/$st/MODE.
+run_mode() {
+	local r=$1 c
+	mkdir -p "$out/$st/$r"
+	: >"$out/$st/$r/results"
+	module_for "$r"
+	run=$out/$st/$r "st_$st"
+	echo "$r: $(counts "$out/$st/$r") ($(runs "$out/$st/$r"))"
+	[[ $r == off ]] && return
+	echo "$r $(for c in $(work "$r"); do echo "$c $(stat_of "$c")"; done | tr '\n' ' ')" >>"$out/work"
+	# What the hook saw during this run: its nonzero counters.
+	echo "$r: thpcow counters: $(awk '$2 ~ /^[0-9]+$/ && $2 > 0 && $1 != "policies" &&
+		$1 != "native_zero" { printf "%s %s ", $1, $2; n++ } END { if (!n) print "none" }' "$stats")"
+}
+
 # off_on SELFTEST: run it without the module and in each mode, and compare.
 off_on() {
 	local st=$1 r bad=0 f c p on=() t0=$SECONDS
@@ -358,21 +373,22 @@ off_on() {
 		[[ $r == copy && " ${zero_only[*]} " == *" $st "* ]] || on+=("$r")
 	done
 	for r in off "${on[@]}"; do
-		mkdir -p "$out/$st/$r"
-		: >"$out/$st/$r/results"
-		module_for "$r"
-		run=$out/$st/$r "st_$st"
-		echo "$r: $(counts "$out/$st/$r") ($(runs "$out/$st/$r"))"
-		[[ $r == off ]] && continue
-		echo "$r $(for c in $(work "$r"); do echo "$c $(stat_of "$c")"; done | tr '\n' ' ')" >>"$out/work"
-		# What the hook saw during this run: its nonzero counters.
-		echo "$r: thpcow counters: $(awk '$2 ~ /^[0-9]+$/ && $2 > 0 && $1 != "policies" &&
-			$1 != "native_zero" { printf "%s %s ", $1, $2; n++ } END { if (!n) print "none" }' "$stats")"
+		run_mode "$r"
 	done
 	[[ -s $out/$st/off/results ]] || { echo "the off run reported no sub-test" && bad=1; }
 	echo "runs: off ${on[*]}, $((SECONDS - t0)) s in all"
+	# Some sub-tests depend on timing (khugepaged's collapses under TCG):
+	# a mode that differs runs again, with off, once; it must then match.
 	for r in "${on[@]}"; do
-		compare "$r" || bad=1
+		compare "$r" && continue
+		echo "$r: differed; running off and $r once more"
+		run_mode off
+		run_mode "$r"
+		if compare "$r"; then
+			echo "$r: the same as off on the second run"
+		else
+			bad=1
+		fi
 	done
 	if ((bad)); then
 		for r in off "${on[@]}"; do

@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern char *program_invocation_short_name;
 
@@ -59,6 +61,15 @@ static inline void no_operands(int argc, char *argv[], int first)
 {
 	if (first < argc)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[first]);
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 #endif /* THPCOW_PROG_H */

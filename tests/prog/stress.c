@@ -163,14 +163,6 @@ static void usage(FILE *f)
 "mismatches. Exit status 1 on any mismatch, 3 if it hangs.\n");
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void count(enum counter st, uint64_t n)
 {
 	atomic_fetch_add_explicit(&g.stats[st], n, memory_order_relaxed);

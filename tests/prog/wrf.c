@@ -95,14 +95,6 @@ static uint8_t pattern(size_t off, int gen)
 	return (uint8_t)((x >> 57) | 1 | (gen ? 0x80 : 0));
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static uint64_t minor_faults(void)
 {
 	struct rusage ru;

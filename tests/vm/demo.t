@@ -7,8 +7,8 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$repo/tests/lib/tap.sh"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
 
 # row KERNEL CASE: the demo table's row, its columns after the case name.
 row() { grep -E "^$1 +$2 " "$out" | sed -E "s/^$1 +$2 +//"; }
@@ -28,8 +28,9 @@ expect() {
 }
 
 demo_runs() {
-	THPCOW_DEMO_MIB=64 "$repo/tests/demo" >"$out" 2>/dev/null || {
-		cat "$out"
+	# Its progress lines go to stderr: shown only when it fails, with tests/vm/run's reason.
+	THPCOW_DEMO_MIB=64 "$repo/tests/demo" >"$out" 2>"$err" || {
+		cat "$out" "$err"
 		return 1
 	}
 	cat "$out"

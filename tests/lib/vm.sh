@@ -9,7 +9,9 @@
 
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repo=$(cd "$tests_dir/.." && pwd)
-vm_scratch=$(mktemp -d "${XDG_CACHE_HOME:-$HOME/.cache}/thpcow-test.XXXXXX")
+# In thpcow's cache, which tests/vm/run shows the guest even under /tmp.
+mkdir -p "${XDG_CACHE_HOME:-$HOME/.cache}/thpcow"
+vm_scratch=$(mktemp -d "${XDG_CACHE_HOME:-$HOME/.cache}/thpcow/test.XXXXXX")
 export TMPDIR=$vm_scratch/tmp
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$vm_scratch"' EXIT

@@ -3,15 +3,17 @@
 #   vm_run ARGS...   tests/vm/run ARGS...; sets vm_rc, vm_stdout, vm_stderr
 #                    and vm_seconds (wall clock)
 #   vm_expect_rc N   fail the case unless vm_rc is N, showing the run's stderr
+#   $vm_cache        thpcow's cache (kernels, chroots, builds)
 #   $vm_scratch      a host directory the guest sees at the same path (the
 #                    guest's /tmp is its own), removed when the test exits
 # Run directories of failed runs land in a private TMPDIR, removed too.
 
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repo=$(cd "$tests_dir/.." && pwd)
-# In thpcow's cache, which tests/vm/run shows the guest even under /tmp.
-mkdir -p "${XDG_CACHE_HOME:-$HOME/.cache}/thpcow"
-vm_scratch=$(mktemp -d "${XDG_CACHE_HOME:-$HOME/.cache}/thpcow/test.XXXXXX")
+vm_cache=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow
+# In the cache, which tests/vm/run shows the guest even under /tmp.
+mkdir -p "$vm_cache"
+vm_scratch=$(mktemp -d "$vm_cache/test.XXXXXX")
 export TMPDIR=$vm_scratch/tmp
 mkdir -p "$TMPDIR"
 trap 'rm -rf "$vm_scratch"' EXIT

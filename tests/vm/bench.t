@@ -22,7 +22,7 @@ build_warnmod() {
 	release=$(cat "$("$repo/tests/vm/fetch-kernel" 6.1)/release")
 	headers=/usr/src/linux-headers-$release
 	[[ -d $headers ]] || skip "no $headers (make deps installs it)"
-	dir=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow/warnmod/$release
+	dir=$vm_cache/warnmod/$release
 	mkdir -p "$dir"
 	cp -u "$repo"/tests/vm/warnmod/{warnmod.c,Kbuild} "$dir/"
 	make -s -C "$headers" M="$dir" modules >/dev/null 2>&1 || make -C "$headers" M="$dir" modules

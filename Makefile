@@ -65,7 +65,8 @@ bench: deps tools
 clean:
 	$(foreach d,$(TOOL_DIRS),$(MAKE) -C $(d) clean &&) true
 ifneq ($(wildcard module/Kbuild),)
-	cd module && rm -rf *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers .tmp_versions
+	cd module && rm -rf *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers .tmp_versions \
+		compat/*.o compat/.*.cmd
 endif
 
 # The module must have been built for KERNELRELEASE (make module).

@@ -62,7 +62,13 @@ static int thpcow_ioc_version(struct thpcow_version *v)
 	v->major = THPCOW_VERSION_MAJOR;
 	v->minor = THPCOW_VERSION_MINOR;
 	v->patch = THPCOW_VERSION_PATCH;
-	v->features = thpcow_native_zero ? THPCOW_FEATURE_NATIVE_ZERO : 0;
+	v->features = 0;
+	if (thpcow_native_zero)
+		v->features |= THPCOW_FEATURE_NATIVE_ZERO;
+	if (thpcow_static_calls_direct())
+		v->features |= THPCOW_FEATURE_DIRECT_CALLS;
+	if (thpcow_ibt_enforced())
+		v->features |= THPCOW_FEATURE_IBT;
 	return 0;
 }
 

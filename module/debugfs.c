@@ -3,7 +3,11 @@
  * /sys/kernel/debug/thpcow/: what the module did and what it will do.
  *
  *   stats     "name value" lines: the counters of include/uapi/thpcow.h,
- *             summed over CPUs, then the module's state.
+ *             summed over CPUs, then the module's state: rules, global
+ *             mode, whether the kernel substitutes by itself, whether IBT
+ *             is enforced (or assumed), and the kernel functions thpcow
+ *             calls directly, their call sites checked at load and how
+ *             many of them have a sealed ENDBR64.
  *   policies  a '#' header, then one tab-separated line per rule:
  *             scope, target (pid or cgroup id), mode, flags,
  *             substitutions, name (the process's comm or the cgroup path).
@@ -29,6 +33,10 @@ static int thpcow_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "global_mode %s\n",
 		   thpcow_mode_names[thpcow_policy_global()]);
 	seq_printf(m, "native_zero %d\n", thpcow_native_zero);
+	seq_printf(m, "ibt_enforced %d\n", thpcow_ibt_enforced());
+	seq_printf(m, "direct_calls %u\n", thpcow_calls.direct);
+	seq_printf(m, "call_sites %u\n", thpcow_calls.sites);
+	seq_printf(m, "sealed_endbr %u\n", thpcow_calls.sealed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_stats);

@@ -3,12 +3,12 @@
  * The hook on do_huge_pmd_wp_page().
  *
  * An ftrace callback on the function's entry sends every call to
- * thpcow_wp_page_entry() (compat.c, with the function's prototype), hence
- * thpcow_wp_page(), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
+ * thpcow_wp_page_entry(), which has the function's prototype
+ * (compat/series.h), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
  * covers the faulting mm (then the call goes on as if unhooked). The
  * handler decides; whatever it does not take over it passes to the
- * original, whose entry fires the callback again: a call coming from this
- * module is let through.
+ * original (a direct call, compat/ksyms.h), whose entry fires the callback
+ * again: a call coming from this module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
  * the original is a real call and its return address lies in the module.
  */
@@ -27,7 +27,7 @@ static bool thpcow_eligible(struct vm_fault *vmf, enum thpcow_stat *why)
 	struct vm_area_struct *vma = vmf->vma;
 
 	if (!vma->anon_vma ||
-	    !thpcow_thp_allowed(vma, vmf->address & HPAGE_PMD_MASK))
+	    !thpcow_thp_vma_allowable_order(vma, vmf->address & HPAGE_PMD_MASK))
 		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
 	else if (userfaultfd_armed(vma))
 		*why = THPCOW_STAT_FALLBACK_UFFD;
@@ -59,7 +59,7 @@ static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 	    thpcow_is_huge_zero_pmd(orig_pmd)) {
 		/* What this kernel did before it learnt to substitute. */
 		why = THPCOW_STAT_SPLIT;
-		*ret = thpcow_split_zero_pmd(vmf);
+		*ret = thpcow_split_huge_pmd(vmf);
 	} else if (mode == THPCOW_MODE_KERNEL || mode == THPCOW_MODE_SPLIT) {
 		why = THPCOW_STAT_PASSTHROUGH;
 	} else if (thpcow_is_huge_zero_pmd(orig_pmd)) {
@@ -89,14 +89,14 @@ out:
 	}
 }
 
-vm_fault_t thpcow_wp_page(struct vm_fault *vmf, pmd_t orig_pmd)
+static vm_fault_t thpcow_wp_page_entry(THPCOW_WP_PAGE_PARAMS)
 {
 	vm_fault_t ret;
 	int idx;
 
 	idx = srcu_read_lock(&thpcow_srcu);
-	if (!thpcow_handle(vmf, orig_pmd, &ret))
-		ret = thpcow_call_wp_page(vmf, orig_pmd);
+	if (!thpcow_handle(vmf, THPCOW_WP_PAGE_ORIG_PMD, &ret))
+		ret = thpcow_do_huge_pmd_wp_page(vmf, THPCOW_WP_PAGE_ORIG_PMD);
 	srcu_read_unlock(&thpcow_srcu, idx);
 	return ret;
 }
@@ -130,8 +130,14 @@ static struct ftrace_ops thpcow_ftrace_ops = {
 
 int thpcow_hook_install(void)
 {
-	unsigned long addr = (unsigned long)thpcow_ksyms.do_huge_pmd_wp_page;
+	unsigned long addr = (unsigned long)thpcow_ksym_addr(do_huge_pmd_wp_page);
 	int ret;
+
+	/* ftrace calls both indirectly: they must start with ENDBR64. */
+	ret = thpcow_ibt_check_entry("thpcow_ftrace_thunk", thpcow_ftrace_thunk) ?:
+	      thpcow_ibt_check_entry("thpcow_wp_page_entry", thpcow_wp_page_entry);
+	if (ret)
+		return ret;
 
 	ret = ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 0, 0);
 	if (ret) {
@@ -152,14 +158,14 @@ int thpcow_hook_install(void)
  * After this returns no task runs module code on the fault path:
  *  - unregistering stops new redirections and waits (RCU tasks) for tasks
  *    inside the ftrace trampoline or between it and srcu_read_lock() in
- *    thpcow_wp_page() (nothing there sleeps voluntarily);
+ *    thpcow_wp_page_entry() (nothing there sleeps voluntarily);
  *  - synchronize_srcu() waits for handlers, which may sleep allocating;
  *  - the last RCU-tasks grace period waits for tasks between
  *    srcu_read_unlock() and the return.
  */
 void thpcow_hook_remove(void)
 {
-	unsigned long addr = (unsigned long)thpcow_ksyms.do_huge_pmd_wp_page;
+	unsigned long addr = (unsigned long)thpcow_ksym_addr(do_huge_pmd_wp_page);
 
 	unregister_ftrace_function(&thpcow_ftrace_ops);
 	ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);

@@ -70,6 +70,11 @@ module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
 MODULE_PARM_DESC(default_mode,
 		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero, copy or split");
 
+bool thpcow_assume_ibt;
+module_param_named(assume_ibt, thpcow_assume_ibt, bool, 0444);
+MODULE_PARM_DESC(assume_ibt,
+		 "Act as on a CPU that enforces indirect branch tracking: refuse to load if any call would need an ENDBR64 that is not there");
+
 static void thpcow_report_counters(void)
 {
 	u64 sum[THPCOW_STAT_NR];

@@ -643,11 +643,8 @@ out:
 	spin_unlock(&thpcow_rules_lock);
 }
 
-/*
- * The last thread of a process with a rule is exiting: drop the rule.
- * Called by the sched_process_exit probe (compat.c).
- */
-void thpcow_on_exit(struct task_struct *task)
+/* The last thread of a process with a rule is exiting: drop the rule. */
+static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 {
 	struct thpcow_rule *rule;
 
@@ -698,8 +695,11 @@ int thpcow_policy_init(void)
 	for_each_kernel_tracepoint(thpcow_match_tracepoint, NULL);
 	for (t = thpcow_tracepoints;
 	     t < thpcow_tracepoints + ARRAY_SIZE(thpcow_tracepoints); t++) {
-		ret = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL)
-			    : -ENOENT;
+		/* The tracepoint calls its probes indirectly. */
+		ret = thpcow_ibt_check_entry(t->name, t->probe);
+		if (!ret)
+			ret = t->tp ? tracepoint_probe_register(t->tp, t->probe,
+								NULL) : -ENOENT;
 		if (ret) {
 			pr_err("cannot attach to tracepoint %s (%d)\n",
 			       t->name, ret);

@@ -20,28 +20,32 @@
 #include <linux/oom.h>
 #include <linux/vmstat.h>
 
-/* A THP for @vmf, allocated and charged as a first-touch fault's would be. */
-static struct folio *thpcow_new_thp(struct vm_fault *vmf, enum thpcow_stat *why)
+/*
+ * A THP for @vmf, allocated and charged as a first-touch fault's would be:
+ * vma_alloc_anon_folio_pmd() in 7.x. NULL with the reason in *@why.
+ */
+static struct folio *thpcow_vma_alloc_anon_folio_pmd(struct vm_fault *vmf,
+						     enum thpcow_stat *why)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long haddr = vmf->address & HPAGE_PMD_MASK;
-	gfp_t gfp = thpcow_thp_gfp(vma);
+	gfp_t gfp = thpcow_vma_thp_gfp_mask(vma);
 	struct folio *folio;
 
-	folio = thpcow_alloc_thp(vma, haddr, gfp);
+	folio = thpcow_vma_alloc_folio(vma, haddr, gfp);
 	if (unlikely(!folio)) {
 		thpcow_count_thp_event(THP_FAULT_FALLBACK);
 		*why = THPCOW_STAT_FALLBACK_ALLOC;
 		return NULL;
 	}
-	if (thpcow_charge_thp(folio, vma->vm_mm, gfp)) {
+	if (thpcow_mem_cgroup_charge(folio, vma->vm_mm, gfp)) {
 		folio_put(folio);
 		thpcow_count_thp_event(THP_FAULT_FALLBACK);
 		thpcow_count_thp_event(THP_FAULT_FALLBACK_CHARGE);
 		*why = THPCOW_STAT_FALLBACK_CHARGE;
 		return NULL;
 	}
-	if (thpcow_thp_memcg_prepare(folio)) {
+	if (thpcow_folio_memcg_alloc_deferred(folio)) {
 		folio_put(folio);
 		thpcow_count_thp_event(THP_FAULT_FALLBACK);
 		*why = THPCOW_STAT_FALLBACK_CHARGE;
@@ -51,16 +55,18 @@ static struct folio *thpcow_new_thp(struct vm_fault *vmf, enum thpcow_stat *why)
 	return folio;
 }
 
-/* Map @folio at the cleared PMD, as map_anon_folio_pmd_nopf() in 7.x. */
-static void thpcow_map_thp(struct folio *folio, pmd_t *pmd,
+/* Map @folio at the cleared PMD, as map_anon_folio_pmd_nopf() in 7.x does. */
+static void thpcow_map_anon_folio_pmd(struct folio *folio, pmd_t *pmd,
 			   struct vm_area_struct *vma, unsigned long haddr)
 {
-	pmd_t entry = thpcow_mk_thp_pmd(folio, vma);
+	pmd_t entry = thpcow_folio_mk_pmd(folio, vma->vm_page_prot);
 
-	thpcow_add_new_anon_thp(folio, vma, haddr);
+	entry = thpcow_maybe_pmd_mkwrite(entry, vma);
+	thpcow_folio_add_new_anon_rmap(folio, vma, haddr);
+	thpcow_folio_add_lru_vma(folio, vma);
 	set_pmd_at(vma->vm_mm, haddr, pmd, entry);
 	update_mmu_cache_pmd(vma, haddr, pmd);
-	thpcow_deferred_split(folio);
+	thpcow_deferred_split_folio(folio);
 }
 
 /*
@@ -81,7 +87,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 	vm_fault_t ret = 0;
 
 	/* Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the old mapping. */
-	thpcow_mmu_range_init(&range, vma, haddr, haddr + HPAGE_PMD_SIZE);
+	thpcow_mmu_notifier_range_init(&range, vma, haddr, haddr + HPAGE_PMD_SIZE);
 	mmu_notifier_invalidate_range_start(&range);
 
 	vmf->ptl = pmd_lock(mm, vmf->pmd);
@@ -96,10 +102,10 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 		goto release;
 	}
 
-	thpcow_pmd_clear_flush(vma, haddr, vmf->pmd);
-	thpcow_map_thp(folio, vmf->pmd, vma, haddr);
+	thpcow_pmdp_huge_clear_flush_notify(vma, haddr, vmf->pmd);
+	thpcow_map_anon_folio_pmd(folio, vmf->pmd, vma, haddr);
 	if (old)
-		thpcow_remove_thp_rmap(old, vma);
+		thpcow_folio_remove_rmap_pmd(old, vma);
 	else
 		add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
 	spin_unlock(vmf->ptl);
@@ -131,10 +137,10 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 	struct folio *folio;
 
 	*why = THPCOW_STAT_SUBSTITUTED;
-	folio = thpcow_new_thp(vmf, why);
+	folio = thpcow_vma_alloc_anon_folio_pmd(vmf, why);
 	if (!folio)
 		return VM_FAULT_FALLBACK;
-	thpcow_clear_thp(folio, vmf->address);
+	thpcow_folio_zero_user(folio, vmf->address);
 	/* Orders the clearing before the set_pmd_at() that publishes it. */
 	__folio_mark_uptodate(folio);
 	return thpcow_install(vmf, orig_pmd, folio, NULL, why);
@@ -173,12 +179,12 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 	spin_unlock(vmf->ptl);
 
 	*why = THPCOW_STAT_COPIED;
-	folio = thpcow_new_thp(vmf, why);
+	folio = thpcow_vma_alloc_anon_folio_pmd(vmf, why);
 	if (!folio) {
 		folio_put(old);
 		return VM_FAULT_FALLBACK;
 	}
-	if (thpcow_copy_thp(folio, old, vmf->address, vmf->vma)) {
+	if (thpcow_copy_user_large_folio(folio, old, vmf->address, vmf->vma)) {
 		/* A poisoned source: the kernel's own 4 KiB copy reports it. */
 		folio_put(folio);
 		folio_put(old);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Resolving what the kernel does not export.
+ * Resolving what the kernel does not export (compat/ksym-list.h).
  *
  * kallsyms_lookup_name() itself stopped being exported in 5.7; a kprobe on
- * it still reports its address, and from there every symbol that compat.c
- * lists in thpcow_ksym_table is looked up by name.
+ * it still reports its address (4 bytes in, past ENDBR64, where the kernel
+ * is built for IBT). Called there through its static call, it tells its
+ * own start and every other symbol's. Variables go into thpcow_ksyms;
+ * functions into their static calls, which the kernel patches into direct
+ * calls, and compat/ibt.c checks that it did before the hook goes live.
  */
 #include "thpcow.h"
 
@@ -13,44 +16,40 @@
 #include <linux/module.h>
 
 struct thpcow_ksyms thpcow_ksyms;
+struct thpcow_calls thpcow_calls;
 
-typedef unsigned long (*kallsyms_lookup_name_t)(const char *name);
+#define THPCOW_FUNC(sym)	DEFINE_STATIC_CALL_NULL(thpcow_ksym_##sym, sym);
+#define THPCOW_OPTIONAL(sym)	THPCOW_FUNC(sym)
+#define THPCOW_VAR(sym)
+#include "compat/ksym-list.h"
 
-/* Sealed functions a CPU without IBT lets us call: how many, the first. */
-static unsigned int thpcow_nr_sealed;
-static const char *thpcow_first_sealed;
+struct thpcow_ksym {
+	const char *name;
+	bool required;
+	void **var;			/* a variable: where its address goes */
+	struct static_call_key *key;	/* a function: its static call */
+	void *tramp;
+	void *addr;			/* what was resolved */
+};
 
-/*
- * thpcow calls what it resolves indirectly. On a CPU that enforces IBT an
- * indirect call must land on ENDBR64, and the kernel seals (overwrites)
- * the ENDBR64 of functions whose address it never takes: refuse those by
- * name there. Elsewhere, count them for thpcow_report_sealed().
- */
-static int thpcow_check_callable(const char *name, const void *fn)
-{
-	if (thpcow_has_endbr(fn))
-		return 0;
-	if (thpcow_ibt_enabled()) {
-		pr_err("cannot call %s: this CPU enforces IBT and its ENDBR64 is sealed\n",
-		       name);
-		return -ENOEXEC;
-	}
-	if (!thpcow_nr_sealed++)
-		thpcow_first_sealed = name;
-	return 0;
-}
+#define THPCOW_KSYM_CALL(sym, req)					\
+	{ .name = #sym, .required = req,				\
+	  .key = &STATIC_CALL_KEY(thpcow_ksym_##sym),			\
+	  .tramp = STATIC_CALL_TRAMP_ADDR(thpcow_ksym_##sym) }
 
-static void thpcow_report_sealed(void)
-{
-	if (thpcow_nr_sealed)
-		pr_notice("%u kernel functions thpcow calls have no ENDBR64 (sealed), %s first: it would not load on a CPU that enforces IBT\n",
-			  thpcow_nr_sealed, thpcow_first_sealed);
-}
+/* kallsyms_lookup_name first: the list starts with it. */
+static struct thpcow_ksym thpcow_ksym_table[] __ro_after_init = {
+#define THPCOW_FUNC(sym)	THPCOW_KSYM_CALL(sym, true),
+#define THPCOW_OPTIONAL(sym)	THPCOW_KSYM_CALL(sym, false),
+#define THPCOW_VAR(sym)							\
+	{ .name = #sym, .required = true, .var = (void **)&thpcow_ksyms.sym },
+#include "compat/ksym-list.h"
+};
 
-static kallsyms_lookup_name_t thpcow_find_kallsyms_lookup_name(void)
+static void *thpcow_kprobe_kallsyms_lookup_name(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	kallsyms_lookup_name_t fn;
+	void *addr;
 	int ret;
 
 	ret = register_kprobe(&kp);
@@ -59,53 +58,94 @@ static kallsyms_lookup_name_t thpcow_find_kallsyms_lookup_name(void)
 		       ret);
 		return NULL;
 	}
-	fn = (kallsyms_lookup_name_t)kp.addr;
+	addr = kp.addr;
 	unregister_kprobe(&kp);
-	return thpcow_check_callable(kp.symbol_name, fn) ? NULL : fn;
+	return addr;
+}
+
+static void thpcow_ksym_set(struct thpcow_ksym *k, void *addr)
+{
+	k->addr = addr;
+	if (k->var)
+		*k->var = addr;
+	else
+		__static_call_update(k->key, k->tramp, addr);
 }
 
 /*
- * compat.c defines functions with the same names as some of these symbols;
- * kallsyms searches vmlinux before modules, but a symbol missing from
- * vmlinux would otherwise resolve to our own forwarder and recurse.
+ * Is every call into the kernel direct? Where calls are direct, count the
+ * functions whose ENDBR64 the kernel sealed, for the log; where they are
+ * not, such a function cannot be called under IBT.
  */
-static bool thpcow_addr_is_ours(unsigned long addr)
+static int thpcow_check_calls(void)
 {
-	return within_module(addr, THIS_MODULE);
+	struct thpcow_ksym *k;
+	const char *first_sealed = NULL;
+	int ret;
+
+	for (k = thpcow_ksym_table;
+	     k < thpcow_ksym_table + ARRAY_SIZE(thpcow_ksym_table); k++) {
+		if (k->var)
+			continue;
+		if (k->addr && !thpcow_has_endbr(k->addr) &&
+		    !thpcow_calls.sealed++)
+			first_sealed = k->name;
+		if (!thpcow_static_calls_direct()) {
+			if (k->addr && !thpcow_has_endbr(k->addr) &&
+			    thpcow_ibt_enforced()) {
+				pr_err("cannot call %s: calls are indirect on this architecture and its ENDBR64 is sealed\n",
+				       k->name);
+				return -ENOEXEC;
+			}
+			continue;
+		}
+		ret = thpcow_static_call_check(k->name, k->key, k->tramp,
+					       k->addr, &thpcow_calls.sites);
+		if (ret)
+			return ret;
+		thpcow_calls.direct++;
+	}
+	pr_info("%u kernel functions called directly (static calls, %u call sites checked); IBT %s%s\n",
+		thpcow_calls.direct, thpcow_calls.sites,
+		thpcow_ibt_enforced() ? "enforced" : "not enforced",
+		thpcow_assume_ibt ? " (assume_ibt)" : "");
+	if (thpcow_calls.sealed)
+		pr_info("%u of them have a sealed ENDBR64 (%s first): reachable by direct calls only\n",
+			thpcow_calls.sealed, first_sealed);
+	return 0;
 }
 
 int thpcow_resolve_symbols(void)
 {
-	kallsyms_lookup_name_t lookup;
-	const struct thpcow_ksym_desc *d;
+	struct thpcow_ksym *k;
 	int failed = 0;
+	void *addr;
 
-	thpcow_nr_sealed = 0;
-	lookup = thpcow_find_kallsyms_lookup_name();
-	if (!lookup)
+	memset(&thpcow_calls, 0, sizeof(thpcow_calls));
+	addr = thpcow_kprobe_kallsyms_lookup_name();
+	if (!addr)
 		return -ENOENT;
+	thpcow_ksym_set(&thpcow_ksym_table[0], addr);
 
-	for (d = thpcow_ksym_table; d->name; d++) {
-		unsigned long addr = lookup(d->name);
-
-		if (thpcow_addr_is_ours(addr))
-			addr = 0;
-		*d->addr = (void *)addr;
+	for (k = thpcow_ksym_table;
+	     k < thpcow_ksym_table + ARRAY_SIZE(thpcow_ksym_table); k++) {
+		addr = (void *)thpcow_call(kallsyms_lookup_name)(k->name);
+		/*
+		 * compat/forward.c defines functions named as some of these;
+		 * kallsyms searches vmlinux before modules, but a symbol
+		 * missing from vmlinux would resolve to our own forwarder.
+		 */
+		if (within_module((unsigned long)addr, THIS_MODULE))
+			addr = NULL;
 		if (addr) {
-			if (d->function &&
-			    thpcow_check_callable(d->name, (void *)addr))
-				failed++;
-			continue;
-		}
-		if (d->required) {
-			pr_err("required kernel symbol %s not found\n",
-			       d->name);
+			thpcow_ksym_set(k, addr);
+		} else if (k->required) {
+			pr_err("required kernel symbol %s not found\n", k->name);
 			failed++;
 		} else {
 			pr_info("optional kernel symbol %s not found; going without\n",
-				d->name);
+				k->name);
 		}
 	}
-	thpcow_report_sealed();
-	return failed ? -ENOENT : 0;
+	return failed ? -ENOENT : thpcow_check_calls();
 }

@@ -43,15 +43,14 @@ extern bool thpcow_native_zero;
  */
 extern struct srcu_struct thpcow_srcu;
 
-/* symbols.c, with the table from compat.c */
-struct thpcow_ksym_desc {
-	const char *name;
-	void **addr;
-	bool required;
-	bool function;	/* called indirectly: must be callable under IBT */
+/* symbols.c: resolve compat/ksym-list.h, and check the calls are direct */
+struct thpcow_calls {
+	unsigned int direct;	/* functions called through a static call */
+	unsigned int sites;	/* their call sites, checked */
+	unsigned int sealed;	/* of the functions, those without ENDBR64 */
 };
 
-extern const struct thpcow_ksym_desc thpcow_ksym_table[];
+extern struct thpcow_calls thpcow_calls;
 int thpcow_resolve_symbols(void);
 
 /* probe.c: does the kernel substitute the huge zero page itself? */

@@ -149,6 +149,10 @@ struct thpcow_stats {
 /* thpcow_version.features */
 /* the running kernel already gives the huge zero page a THP on write */
 #define THPCOW_FEATURE_NATIVE_ZERO	(1U << 0)
+/* every call into a kernel function thpcow resolved is direct (checked at load) */
+#define THPCOW_FEATURE_DIRECT_CALLS	(1U << 1)
+/* the CPU enforces indirect branch tracking, or assume_ibt=1 acts as if */
+#define THPCOW_FEATURE_IBT		(1U << 2)
 
 struct thpcow_version {
 	__u32 size;		/* in: sizeof(struct thpcow_version) */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace: the callback's last argument, its flags, and how to read the
+ * hooked call's argument and redirect the call.
+ *
+ * 5.10 hands over pt_regs; from 5.11 it is ftrace_regs. 5.10's
+ * FTRACE_OPS_FL_RECURSION_SAFE meant "do not protect me"; leaving it out
+ * gets ftrace's recursion protection, which 5.11 on ask for with
+ * FTRACE_OPS_FL_RECURSION.
+ */
+#ifndef THPCOW_COMPAT_FTRACE_H
+#define THPCOW_COMPAT_FTRACE_H
+
+#include <linux/ftrace.h>
+
+#include "series.h"
+
+#if THPCOW_UP_TO_5_10
+#define thpcow_ftrace_regs	pt_regs
+#define THPCOW_FTRACE_RECURSION	0
+#else
+#define thpcow_ftrace_regs	ftrace_regs
+#define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION
+#endif
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#define THPCOW_FTRACE_SAVE_REGS	FTRACE_OPS_FL_SAVE_REGS
+#else
+#define THPCOW_FTRACE_SAVE_REGS	0
+#endif
+
+#define THPCOW_FTRACE_FLAGS						\
+	(THPCOW_FTRACE_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |		\
+	 THPCOW_FTRACE_RECURSION)
+
+static inline void thpcow_ftrace_set_ip(struct thpcow_ftrace_regs *fregs,
+					unsigned long ip)
+{
+#if THPCOW_UP_TO_5_10
+	instruction_pointer_set(fregs, ip);
+#elif !defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
+	instruction_pointer_set(ftrace_get_regs(fregs), ip);
+#elif THPCOW_UP_TO_6_1
+	ftrace_instruction_pointer_set(fregs, ip);
+#else
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#endif
+}
+
+/* The hooked call's first argument, the struct vm_fault *. */
+static inline struct vm_fault *
+thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
+{
+#if THPCOW_UP_TO_5_10
+	return (struct vm_fault *)regs_get_kernel_argument(fregs, 0);
+#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
+	return (struct vm_fault *)regs_get_kernel_argument(ftrace_get_regs(fregs),
+							   0);
+#else
+	return (struct vm_fault *)ftrace_regs_get_argument(fregs, 0);
+#endif
+}
+
+#endif /* THPCOW_COMPAT_FTRACE_H */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The steps of a THP fault whose API differs between series, each doing
+ * what the first-touch THP fault of the running series does, and named
+ * after the upstream function it stands for (grep mm/ for the original).
+ */
+#ifndef THPCOW_COMPAT_THP_H
+#define THPCOW_COMPAT_THP_H
+
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+#include <linux/memcontrol.h>
+#include <linux/mmu_notifier.h>
+#include <linux/rmap.h>
+#include <linux/swap.h>
+#include <linux/vmstat.h>
+
+#include "ksyms.h"
+#include "series.h"
+
+/* is_huge_zero_pmd(); 7.x's huge zero folio may be larger than a PMD. */
+static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
+{
+#if THPCOW_UP_TO_6_12
+	return pmd_present(pmd) &&
+	       READ_ONCE(*thpcow_ksyms.huge_zero_pfn) == pmd_pfn(pmd);
+#else
+	return pmd_present(pmd) &&
+	       READ_ONCE(*thpcow_ksyms.huge_zero_pfn) ==
+	       (pmd_pfn(pmd) & ~(HPAGE_PMD_NR - 1));
+#endif
+}
+
+/* The kernel's own fallback for a write on the huge zero page, before 6.13. */
+static inline vm_fault_t thpcow_split_huge_pmd(struct vm_fault *vmf)
+{
+	vmf->ptl = pmd_lockptr(vmf->vma->vm_mm, vmf->pmd);
+#if THPCOW_UP_TO_6_12
+	thpcow_call(__split_huge_pmd)(vmf->vma, vmf->pmd, vmf->address, false,
+				      NULL);
+#else
+	thpcow_call(__split_huge_pmd)(vmf->vma, vmf->pmd, vmf->address, false);
+#endif
+	return VM_FAULT_FALLBACK;
+}
+
+/*
+ * thp_vma_allowable_order(vma, vm_flags, <page fault>, PMD_ORDER): may a
+ * THP fault at @haddr in @vma take a THP now (sysfs, madvise, prctl)?
+ */
+bool thpcow_thp_vma_allowable_order(struct vm_area_struct *vma,
+				    unsigned long haddr);
+
+/* vma_thp_gfp_mask(): sysfs 'defrag' and MADV_HUGEPAGE. */
+gfp_t thpcow_vma_thp_gfp_mask(struct vm_area_struct *vma);
+
+/* count_vm_event() and, with mTHP statistics, count_mthp_stat(PMD order). */
+void thpcow_count_thp_event(enum vm_event_item item);
+
+static inline struct folio *thpcow_vma_alloc_folio(struct vm_area_struct *vma,
+						   unsigned long haddr,
+						   gfp_t gfp)
+{
+#if THPCOW_UP_TO_5_10
+	struct page *page = alloc_hugepage_vma(gfp, vma, haddr, HPAGE_PMD_ORDER);
+
+	if (page)
+		thpcow_call(prep_transhuge_page)(page);
+	return (struct folio *)page;
+#elif THPCOW_UP_TO_6_12
+	return vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
+#else
+	return vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr);
+#endif
+}
+
+/* Charge the new THP to @mm's memcg: 0 or an error, the THP still to put. */
+static inline int thpcow_mem_cgroup_charge(struct folio *folio,
+					   struct mm_struct *mm, gfp_t gfp)
+{
+#if THPCOW_UP_TO_5_10
+	return mem_cgroup_charge(thpcow_folio_page(folio), mm, gfp);
+#else
+	return mem_cgroup_charge(folio, mm, gfp);
+#endif
+}
+
+/* 7.x gives a new THP its memcg's deferred split list. */
+static inline int thpcow_folio_memcg_alloc_deferred(struct folio *folio)
+{
+#if THPCOW_UP_TO_6_12
+	return 0;
+#else
+	return thpcow_call(folio_memcg_alloc_deferred)(folio);
+#endif
+}
+
+/* Zero the THP, the subpage at @addr last (it stays cache-hot). */
+static inline void thpcow_folio_zero_user(struct folio *folio,
+					  unsigned long addr)
+{
+#if THPCOW_UP_TO_6_1
+	thpcow_call(clear_huge_page)(thpcow_folio_page(folio), addr,
+				     HPAGE_PMD_NR);
+#elif THPCOW_UP_TO_6_12
+	thpcow_call(folio_zero_user)(folio, addr);
+#else
+	/* Otherwise the allocator zeroed it already (init_on_alloc). */
+	if (user_alloc_needs_zeroing())
+		thpcow_call(folio_zero_user)(folio, addr);
+#endif
+}
+
+/* Copy @src into @dst, the subpage at @addr last; non-zero: poisoned @src. */
+static inline int thpcow_copy_user_large_folio(struct folio *dst,
+					       struct folio *src,
+					       unsigned long addr,
+					       struct vm_area_struct *vma)
+{
+#if THPCOW_UP_TO_6_1
+	thpcow_call(copy_user_huge_page)(thpcow_folio_page(dst),
+					 thpcow_folio_page(src), addr, vma,
+					 HPAGE_PMD_NR);
+	return 0;
+#else
+	return thpcow_call(copy_user_large_folio)(dst, src, addr, vma);
+#endif
+}
+
+/* The faulting mapping of @src goes; its page reference is the caller's. */
+static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
+						struct vm_area_struct *vma)
+{
+#if THPCOW_UP_TO_5_10
+	thpcow_call(page_remove_rmap)(thpcow_folio_page(src), true);
+#elif THPCOW_UP_TO_6_1
+	thpcow_call(page_remove_rmap)(thpcow_folio_page(src), vma, true);
+#else
+	thpcow_call(folio_remove_rmap_pmd)(src, thpcow_folio_page(src), vma);
+#endif
+}
+
+/*
+ * Would the kernel's own CoW refuse to copy @page for another reason than
+ * that it is shared? If so, says why in *@why. Caller holds the PMD lock.
+ * Mirrors do_huge_pmd_wp_page() of the series: an exclusive page is
+ * reused, never copied (5.10 tells by its map count, later series by
+ * PageAnonExclusive); a page that may be pinned for DMA must stay the one
+ * the device sees; swap cache and KSM pages are left to the kernel.
+ */
+static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
+				       enum thpcow_stat *why)
+{
+#if THPCOW_UP_TO_5_10
+	if (thpcow_call(page_trans_huge_mapcount)(page, NULL) <= 1)
+		*why = THPCOW_STAT_NOT_SHARED;
+	else if (page_maybe_dma_pinned(page))
+		*why = THPCOW_STAT_FALLBACK_PINNED;
+	else if (!PageAnon(page) || PageKsm(page) || PageSwapCache(page))
+		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+#else
+	if (PageAnonExclusive(page))
+		*why = THPCOW_STAT_NOT_SHARED;
+	else if (folio_maybe_dma_pinned(folio))
+		*why = THPCOW_STAT_FALLBACK_PINNED;
+	else if (!folio_test_anon(folio) || folio_test_ksm(folio) ||
+		 folio_test_swapcache(folio))
+		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
+#endif
+	else
+		return false;
+	return true;
+}
+
+static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *range,
+						  struct vm_area_struct *vma,
+						  unsigned long start,
+						  unsigned long end)
+{
+#if THPCOW_UP_TO_6_1
+	mmu_notifier_range_init(range, MMU_NOTIFY_CLEAR, 0, vma, vma->vm_mm,
+				start, end);
+#else
+	mmu_notifier_range_init(range, MMU_NOTIFY_CLEAR, 0, vma->vm_mm,
+				start, end);
+#endif
+}
+
+/*
+ * Take down the old PMD. Up to 6.5 secondary TLBs (IOMMU SVA) were told
+ * here (the _notify variant); since, the TLB flush itself tells them.
+ */
+static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vma,
+						       unsigned long haddr,
+						       pmd_t *pmd)
+{
+#if THPCOW_UP_TO_6_1
+	pmdp_huge_clear_flush_notify(vma, haddr, pmd);
+#else
+	pmdp_huge_clear_flush(vma, haddr, pmd);
+#endif
+}
+
+/* rmap for a new exclusive anonymous THP mapped by a PMD. */
+static inline void thpcow_folio_add_new_anon_rmap(struct folio *folio,
+						  struct vm_area_struct *vma,
+						  unsigned long haddr)
+{
+#if THPCOW_UP_TO_5_10
+	thpcow_call(page_add_new_anon_rmap)(thpcow_folio_page(folio), vma,
+					    haddr, true);
+#elif THPCOW_UP_TO_6_1
+	thpcow_call(page_add_new_anon_rmap)(thpcow_folio_page(folio), vma,
+					    haddr);
+#else
+	thpcow_call(folio_add_new_anon_rmap)(folio, vma, haddr, RMAP_EXCLUSIVE);
+#endif
+}
+
+static inline void thpcow_folio_add_lru_vma(struct folio *folio,
+					    struct vm_area_struct *vma)
+{
+#if THPCOW_UP_TO_6_1
+	thpcow_call(lru_cache_add_inactive_or_unevictable)(thpcow_folio_page(folio),
+							   vma);
+#else
+	thpcow_call(folio_add_lru_vma)(folio, vma);
+#endif
+}
+
+/*
+ * 6.12 queues every new anonymous THP for the underused-THP shrinker
+ * (not partially mapped); earlier series queue only partially unmapped ones.
+ */
+static inline void thpcow_deferred_split_folio(struct folio *folio)
+{
+#if !THPCOW_UP_TO_6_1
+	thpcow_call(deferred_split_folio)(folio, false);
+#endif
+}
+
+/* folio_mk_pmd(), made dirty as a fault's. */
+static inline pmd_t thpcow_folio_mk_pmd(struct folio *folio, pgprot_t prot)
+{
+#if THPCOW_UP_TO_6_12
+	return pmd_mkdirty(mk_huge_pmd(thpcow_folio_page(folio), prot));
+#else
+	return pmd_mkdirty(folio_mk_pmd(folio, prot));
+#endif
+}
+
+/* maybe_pmd_mkwrite(), which mm/ does not declare outside mm/. */
+static inline pmd_t thpcow_maybe_pmd_mkwrite(pmd_t pmd,
+					     struct vm_area_struct *vma)
+{
+	if (likely(vma->vm_flags & VM_WRITE)) {
+#if THPCOW_UP_TO_6_1
+		pmd = pmd_mkwrite(pmd);
+#else
+		pmd = pmd_mkwrite(pmd, vma);
+#endif
+	}
+	return pmd;
+}
+
+#endif /* THPCOW_COMPAT_THP_H */

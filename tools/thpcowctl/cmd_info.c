@@ -57,6 +57,19 @@ static int get_global_mode(int fd, unsigned int *mode)
 	return 0;
 }
 
+/*
+ * Indirect branch tracking: does the CPU (with the kernel) enforce it, and
+ * if not, did the module load with assume_ibt=1 to act as if?
+ */
+static const char *ibt_state(const struct module_info *mi)
+{
+	if (cpu_has_flag("ibt"))
+		return "enforced";
+	if (mi->abi_ok && (mi->ver.features & THPCOW_FEATURE_IBT))
+		return "assumed (assume_ibt=1)";
+	return "not enforced";
+}
+
 int cmd_status(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -95,6 +108,10 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 		FIELD_STR("thpcowctl version", "tool_version", THPCOW_VERSION),
 		FIELD_UINT("thpcowctl abi", "tool_abi", THPCOW_ABI_VERSION),
 		FIELD_STR("kernel", "kernel", uts.release),
+		FIELD_STR("ibt", "ibt", ibt_state(&mi)),
+		FIELD_BOOL_IF("direct calls", "direct_calls",
+			      mi.ver.features & THPCOW_FEATURE_DIRECT_CALLS,
+			      mi.abi_ok),
 		FIELD_BOOL_IF("native zero", "native_zero",
 			      mi.ver.features & THPCOW_FEATURE_NATIVE_ZERO,
 			      mi.abi_ok),

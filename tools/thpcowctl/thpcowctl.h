@@ -53,6 +53,7 @@ void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void verror_msg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void error_context(const char *where);
 int read_line(const char *path, char *buf, size_t len);
+bool cpu_has_flag(const char *flag);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 size_t utf8_width(const char *s);
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "thpcowctl.h"
@@ -53,6 +54,29 @@ int read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return ret;
+}
+
+/* Does /proc/cpuinfo list @flag among the first CPU's flags? */
+bool cpu_has_flag(const char *flag)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char *line = NULL, *tok, *save;
+	size_t len = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &len, f) > 0) {
+		if (strncmp(line, "flags", 5) || !strchr(line, ':'))
+			continue;
+		for (tok = strtok_r(strchr(line, ':') + 1, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			found |= !strcmp(tok, flag);
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
 }
 
 /*

@@ -110,7 +110,8 @@ module_off() {
 module_for() {
 	module_off
 	[[ $1 == off ]] && return
-	insmod "$ko"
+	# shellcheck disable=SC2086 # one word per parameter
+	insmod "$ko" ${THPCOW_VM_MODPARAMS:-}
 	"$ctl" set --global "$1" >/dev/null
 	check_eq "$(stat_of global_mode)" "$1" "global mode after thpcowctl set --global $1"
 }
@@ -466,5 +467,6 @@ cases=(
 echo 64 >/proc/sys/vm/nr_hugepages # userfaultfd hugetlb and cow's hugetlb tests
 settings_save
 # Afterwards the module is loaded as tests/vm/run left it, with no parameter.
-trap 'module_off; insmod "$ko"; rm -rf "$out"' EXIT
+# shellcheck disable=SC2086 # one word per parameter
+trap 'module_off; insmod "$ko" ${THPCOW_VM_MODPARAMS:-}; rm -rf "$out"' EXIT
 tap_run "${cases[@]}"

@@ -13,7 +13,7 @@ lint() {
 }
 
 vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/kbuild tests/vm/init tests/vm/guest; }
-test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat}.t tests/host/{shellcheck,check}.t; }
+test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat,ibt,direct-calls,selftests}.t tests/host/{shellcheck,check,kstyle}.t; }
 build_scripts() { lint scripts/deps .ci/run; }
 bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
 install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/guest/systemd.sh tests/host/install.t; }

@@ -5,7 +5,8 @@
 # chroots, a few minutes each). 6.1 is tests/vm/core.t and modes.t. Each case also
 # checks how thpcow judged the kernel at load: 5.10 and 6.12 split the huge
 # zero page on a write (thpcow substitutes), 7.x gives it a THP itself
-# (thpcow passes 'zero' through, native_zero 1).
+# (thpcow passes 'zero' through, native_zero 1). thpcow runs with
+# assume_ibt=1, as on a CPU that enforces IBT (tests/vm/ibt.t).
 set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -18,7 +19,7 @@ source "$tests/lib/vm.sh"
 core_on() {
 	[[ -d $repo/module ]] || skip "no module/ yet"
 	# shellcheck disable=SC2016 # for the guest's shell
-	vm_run --kernel "$1" --timeout 1500 -- sh -c \
+	vm_run --kernel "$1" --modparams assume_ibt=1 --timeout 1500 -- sh -c \
 		'tests/guest/core.sh; a=$?; tests/guest/modes.sh; b=$?
 		grep native_zero /sys/kernel/debug/thpcow/stats; [ $a = 0 ] && [ $b = 0 ]'
 	grep -E '^(not ok|ok .*# SKIP|# Totals)' <<<"$vm_stdout" || true

@@ -9,7 +9,8 @@
 # with apt, about 3 minutes; building them again from those, 2.5 minutes).
 # The guest's TAP, with its counts per program and run, becomes this case's
 # diagnostics; a kernel oops, warning or lockup fails the run through
-# tests/vm/run. About 2-6 minutes a kernel here (TCG, 2 shared cores; the
+# tests/vm/run. thpcow runs with assume_ibt=1 (as on a CPU that enforces
+# IBT: tests/vm/ibt.t), which changes nothing else. About 2-6 minutes a kernel here (TCG, 2 shared cores; the
 # slow programs are bounded in tests/guest/selftests.sh and
 # tests/selftests/build, each bound the same in every mode).
 set -uo pipefail
@@ -22,7 +23,8 @@ source "$tests/lib/vm.sh"
 # selftests_on SERIES: tests/guest/selftests.sh in a guest of SERIES.
 selftests_on() {
 	[[ -n $built ]] || { echo "tests/selftests/build failed:" && tail -n 30 "$vm_scratch/build.log" && return 1; }
-	THPCOW_SELFTESTS_BIN=$built/$1 vm_run --kernel "$1" --mem 3072 --timeout 1500 -- tests/guest/selftests.sh
+	THPCOW_SELFTESTS_BIN=$built/$1 vm_run --kernel "$1" --modparams assume_ibt=1 \
+		--mem 3072 --timeout 1500 -- tests/guest/selftests.sh
 	echo "$vm_stdout"
 	vm_expect_rc 0
 }

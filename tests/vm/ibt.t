@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/vm/ibt.t: thpcow as on a CPU that enforces indirect branch tracking.
+# QEMU's TCG does not emulate IBT, so the module parameter assume_ibt=1 makes
+# thpcow act as if the CPU enforced it: any call that would need an ENDBR64
+# that is not there refuses the load (module/compat/ibt.c). Debian's 6.12 and
+# 7.x are built with IBT and seal the ENDBR64 of every kernel function thpcow
+# calls; it calls them through static calls, patched into direct calls.
+# Before that change, `tests/vm/run --kernel 6.12 --modparams assume_ibt=1`
+# failed at insmod ("cannot call kallsyms_lookup_name: this CPU enforces IBT
+# and its ENDBR64 is sealed").
+#
+# Each case loads thpcow with assume_ibt=1 and checks what it reports: the
+# parameter (read-only), IBT taken as enforced, the kernel functions called
+# directly with their call sites checked, how many have a sealed ENDBR64, and
+# `thpcowctl status`. On 6.12 and 7.x the CLI's and the stress tests
+# (tests/guest/cli.sh, stress.sh) then run in the same guest; core.sh,
+# modes.sh (tests/vm/compat.t) and the mm selftests (tests/vm/selftests.t)
+# run with assume_ibt=1 there too.
+set -uo pipefail
+tests=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/vm.sh
+source "$tests/lib/vm.sh"
+
+# What the guest reports, one item a line, before any suite runs.
+# shellcheck disable=SC2016 # for the guest's shell
+report='p=/sys/module/thpcow/parameters/assume_ibt
+cat $p
+if (echo N >$p) 2>/dev/null; then echo writable; else echo read-only; fi
+grep -E "^(ibt_enforced|direct_calls|call_sites|sealed_endbr) " /sys/kernel/debug/thpcow/stats
+tools/thpcowctl/thpcowctl status --json'
+
+# stat NAME: the value of a debugfs stats line the guest reported.
+stat() { sed -n "s/^$1 //p" <<<"$vm_stdout"; }
+
+# assumed SERIES SEALED [SUITES]: thpcow loads on SERIES with assume_ibt=1 and
+# reports IBT enforced, every resolved function called directly, SEALED
+# (some, none) of them with a sealed ENDBR64; then SUITES pass in the guest.
+assumed() {
+	local series=$1 sealed=$2 suites=${3:-true} direct sites
+	vm_run --kernel "$series" --modparams assume_ibt=1 --timeout 900 -- \
+		sh -c "$report"'; echo ---; '"$suites"'; echo "suites: $?"'
+	vm_expect_rc 0
+	check_eq "$(sed -n 1p <<<"$vm_stdout")" Y "assume_ibt"
+	check_eq "$(sed -n 2p <<<"$vm_stdout")" read-only "writing assume_ibt after load"
+	check_eq "$(stat ibt_enforced)" 1 "ibt_enforced"
+	direct=$(stat direct_calls) sites=$(stat call_sites)
+	echo "$direct functions called directly, $sites call sites checked, $(stat sealed_endbr) sealed"
+	((direct >= 18 && sites >= direct)) || { echo "too few direct calls or sites"; return 1; }
+	case $sealed in
+	none) check_eq "$(stat sealed_endbr)" 0 "sealed_endbr (a kernel built without IBT)" ;;
+	some) (($(stat sealed_endbr) > 0)) || { echo "no sealed ENDBR64 on an IBT-built kernel?"; return 1; } ;;
+	esac
+	check_match "$vm_stdout" '"ibt":"assumed \(assume_ibt=1\)","direct_calls":true' "thpcowctl status --json"
+	grep -E '^(not ok|# Totals)' <<<"$vm_stdout" || true
+	check_eq "$(tail -n 1 <<<"$vm_stdout")" "suites: 0" "the suites' exit status"
+}
+
+suites='tests/guest/cli.sh && THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
+loads_5_10() { assumed 5.10 none; }
+loads_6_1() { assumed 6.1 none; }
+suites_6_12() { assumed 6.12 some "$suites"; }
+suites_latest() { assumed latest some "$suites"; }
+
+cd "$repo" || exit 1
+[[ -d module ]] || { echo "1..0 # SKIP no module/ yet"; exit 0; }
+cases=(
+	loads_5_10    # bullseye's 5.10 (not built with IBT): loads, calls direct
+	loads_6_1     # bookworm's 6.1 (not built with IBT): the same
+	suites_6_12   # trixie's 6.12 (IBT, all sealed): loads; cli, stress pass
+	suites_latest # trixie-backports' 7.x (the same): loads; cli, stress pass
+)
+tap_run "${cases[@]}"

@@ -9,6 +9,7 @@
  */
 #include "thpcow.h"
 
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
@@ -49,11 +50,20 @@ int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode)
 	return 0;
 }
 
+/*
+ * Once loaded, the global mode changes only with CAP_SYS_ADMIN in the
+ * initial user namespace, as through /dev/thpcow: a container's root that
+ * maps to the host's uid 0 and sees /sys writable gets EPERM. At load the
+ * value comes from whoever may load modules.
+ */
 static int thpcow_param_set_mode(const char *val, const struct kernel_param *kp)
 {
 	enum thpcow_mode mode;
-	int ret = thpcow_mode_parse(val, &mode);
+	int ret;
 
+	if (THIS_MODULE->state == MODULE_STATE_LIVE && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = thpcow_mode_parse(val, &mode);
 	return ret ? ret : thpcow_policy_set_global(mode);
 }
 
@@ -68,7 +78,7 @@ static const struct kernel_param_ops thpcow_mode_param_ops = {
 };
 module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
 MODULE_PARM_DESC(default_mode,
-		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero, copy or split");
+		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero, copy or split; changing it needs CAP_SYS_ADMIN");
 
 bool thpcow_assume_ibt;
 module_param_named(assume_ibt, thpcow_assume_ibt, bool, 0444);
@@ -104,13 +114,19 @@ static int __init thpcow_init(void)
 	ret = thpcow_policy_init();
 	if (ret)
 		goto out_srcu;
-	ret = thpcow_ctl_init();
-	if (ret)
-		goto out_policy;
-	thpcow_debugfs_init();
+	/* With no rule the hook passes every fault on untouched. */
 	ret = thpcow_hook_install();
 	if (ret)
-		goto out_ctl;
+		goto out_policy;
+	/*
+	 * The ways in come last, and nothing can fail after the first of them
+	 * succeeded: a file opened before a failed init returns would outlive
+	 * the module (its reference does not stop the module from going).
+	 */
+	ret = thpcow_ctl_init();
+	if (ret)
+		goto out_hook;
+	thpcow_debugfs_init();
 
 	pr_info("%s loaded, default mode %s%s\n", THPCOW_VERSION,
 		thpcow_mode_names[thpcow_policy_global()],
@@ -119,9 +135,8 @@ static int __init thpcow_init(void)
 		"");
 	return 0;
 
-out_ctl:
-	thpcow_debugfs_exit();
-	thpcow_ctl_exit();
+out_hook:
+	thpcow_hook_remove();
 out_policy:
 	thpcow_policy_exit();
 out_srcu:
@@ -131,9 +146,9 @@ out_srcu:
 
 static void __exit thpcow_exit(void)
 {
-	thpcow_hook_remove();
-	thpcow_debugfs_exit();
 	thpcow_ctl_exit();
+	thpcow_debugfs_exit();
+	thpcow_hook_remove();
 	thpcow_policy_exit();
 	cleanup_srcu_struct(&thpcow_srcu);
 	thpcow_report_counters();

@@ -2,7 +2,8 @@
 # Hostile input and privilege against thpcow's interfaces, inside a guest with
 # the module loaded (see tests/vm/hostile.t): /dev/thpcow as an unprivileged
 # user and under random ioctls (tests/prog/ioctl_fuzz), garbage written to
-# the default_mode parameter, writes to the read-only debugfs files. Each
+# the default_mode parameter (and writes to it without CAP_SYS_ADMIN),
+# writes to the read-only debugfs files. Each
 # case also checks that what it threw changed nothing: the policy list, the
 # global mode, the files' permissions. tests/vm/run fails the whole run on
 # any kernel WARN/oops; the fuzz case checks dmesg itself as well.
@@ -184,6 +185,23 @@ mode_param_garbage() {
 	done
 }
 
+# default_mode changes only with CAP_SYS_ADMIN, like a policy through
+# /dev/thpcow: a uid-0 process without it (a container's root mapped to the
+# host's, /sys writable) gets EPERM and the mode stays; root with it may.
+mode_param_needs_cap_sys_admin() {
+	local before got
+	local no_admin=(setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin)
+	trap 'echo kernel >"$param"' EXIT
+	echo kernel >"$param"
+	before=$(state)
+	got=$("${no_admin[@]}" "${write_errno[@]}" "$param" '"zero\n"')
+	check_eq "$got" EPERM "writing zero as uid 0 without CAP_SYS_ADMIN"
+	check_eq "$(state)" "$before" "the state"
+	got=$("${write_errno[@]}" "$param" '"zero\n"')
+	check_eq "$got" "ok 5" "writing zero as root"
+	check_eq "$(<"$param")" zero "the mode root set"
+}
+
 debugfs_read_only() {
 	local f data got before
 	trap 'keep_clean' EXIT
@@ -206,6 +224,7 @@ cases=(
 	nobody_cannot_write_files # debugfs and default_mode refuse nobody (EACCES)
 	fuzz_as_root              # random ioctls: allowed errnos only, no rule changed
 	mode_param_garbage        # bad default_mode writes: EINVAL, the mode stays
+	mode_param_needs_cap_sys_admin # uid 0 without CAP_SYS_ADMIN: EPERM, the mode stays
 	debugfs_read_only         # writes to stats and policies are refused, change nothing
 )
 [[ -x $fuzz ]] || { echo "no $fuzz: make -C tests/prog" >&2; exit 1; }

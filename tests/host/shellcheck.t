@@ -18,7 +18,7 @@ build_scripts() { lint scripts/deps .ci/run; }
 bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
 install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/guest/systemd.sh tests/host/install.t; }
 stress_scripts() { lint tests/vm/stress.t tests/guest/stress.sh; }
-guest_scripts() { lint tests/lib/guest.sh tests/guest/{core,modes,limits}.sh tests/vm/{core,modes,limits,demo}.t tests/demo; }
+guest_scripts() { lint tests/lib/guest.sh tests/guest/{core,modes,limits,loadfail}.sh tests/vm/{core,modes,limits,demo,loadfail}.t tests/demo; }
 
 cases=(
 	vm_bench      # tests/vm/run and the guest's stages

@@ -109,7 +109,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 	else
 		add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
 	spin_unlock(vmf->ptl);
-	mmu_notifier_invalidate_range_end(&range);
+	thpcow_mmu_notifier_invalidate_range_end(&range);
 
 	/* The old mapping's reference; the TLB no longer holds it. */
 	if (old)
@@ -120,7 +120,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 
 release:
 	spin_unlock(vmf->ptl);
-	mmu_notifier_invalidate_range_end(&range);
+	thpcow_mmu_notifier_invalidate_range_end(&range);
 	folio_put(folio);
 	return ret;
 }
@@ -147,43 +147,69 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 }
 
 /*
+ * Under the PMD lock: does the PMD still map what @orig_pmd did, and would
+ * the kernel copy that THP? It, or NULL with the reason in *@why.
+ */
+static struct folio *thpcow_copy_source(struct vm_fault *vmf, pmd_t orig_pmd,
+					enum thpcow_stat *why)
+{
+	struct page *page = pmd_page(orig_pmd);
+	struct folio *old = page_folio(page);
+
+	if (unlikely(!pmd_same(*vmf->pmd, orig_pmd))) {
+		*why = THPCOW_STAT_RETRY_RACE;
+		return NULL;
+	}
+	return thpcow_copy_refused(old, page, why) ? NULL : old;
+}
+
+/* What to return when thpcow_copy_source() said no. */
+static vm_fault_t thpcow_copy_declined(enum thpcow_stat why)
+{
+	return why == THPCOW_STAT_RETRY_RACE ? 0 : VM_FAULT_FALLBACK;
+}
+
+/*
  * A write fault on a PMD-mapped anonymous THP shared with other processes
  * (after fork()): copy all 2 MiB into a new THP mapped writable for this
  * process alone, as Linux did before 4.8, instead of splitting and copying
  * 4 KiB. The other sharers keep the original. Returns as
  * thpcow_subst_zero(); whatever the kernel would not copy either
  * (thpcow_copy_refused()) falls back to it with the reason.
+ *
+ * The new THP is allocated, which may compact for a long time, before a
+ * reference on the old one is taken: meanwhile the other sharers' faults
+ * find the reference count they expect, and the old THP can be migrated.
  */
 vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 			     enum thpcow_stat *why)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 	struct folio *old, *folio;
-	struct page *page;
 	vm_fault_t ret;
 
+	/* A first look: a THP the kernel would reuse costs no allocation. */
 	vmf->ptl = pmd_lock(mm, vmf->pmd);
-	if (unlikely(!pmd_same(*vmf->pmd, orig_pmd))) {
-		spin_unlock(vmf->ptl);
-		*why = THPCOW_STAT_RETRY_RACE;
-		return 0;
-	}
-	page = pmd_page(orig_pmd);
-	old = page_folio(page);
-	if (thpcow_copy_refused(old, page, why)) {
-		spin_unlock(vmf->ptl);
-		return VM_FAULT_FALLBACK;
-	}
-	/* Nobody can write it: every mapping of a shared page is read-only. */
-	folio_get(old);
+	old = thpcow_copy_source(vmf, orig_pmd, why);
 	spin_unlock(vmf->ptl);
+	if (!old)
+		return thpcow_copy_declined(*why);
 
-	*why = THPCOW_STAT_COPIED;
 	folio = thpcow_vma_alloc_anon_folio_pmd(vmf, why);
-	if (!folio) {
-		folio_put(old);
+	if (!folio)
 		return VM_FAULT_FALLBACK;
+
+	vmf->ptl = pmd_lock(mm, vmf->pmd);
+	old = thpcow_copy_source(vmf, orig_pmd, why);
+	/* Nobody can write it: every mapping of a shared page is read-only. */
+	if (old)
+		folio_get(old);
+	spin_unlock(vmf->ptl);
+	if (!old) {
+		folio_put(folio);
+		return thpcow_copy_declined(*why);
 	}
+
 	if (thpcow_copy_user_large_folio(folio, old, vmf->address, vmf->vma)) {
 		/* A poisoned source: the kernel's own 4 KiB copy reports it. */
 		folio_put(folio);
@@ -192,6 +218,7 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 		return VM_FAULT_FALLBACK;
 	}
 	__folio_mark_uptodate(folio);
+	*why = THPCOW_STAT_COPIED;
 	ret = thpcow_install(vmf, orig_pmd, folio, old, why);
 	folio_put(old);
 	return ret;

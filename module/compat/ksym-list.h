@@ -59,7 +59,6 @@ THPCOW_FUNC(pmd_mkwrite)
 
 #if THPCOW_UP_TO_6_1
 THPCOW_FUNC(clear_huge_page)
-THPCOW_FUNC(copy_user_huge_page)
 THPCOW_FUNC(page_add_new_anon_rmap)
 THPCOW_FUNC(lru_cache_add_inactive_or_unevictable)
 /* the copied THP's old mapping goes, as in zap_huge_pmd() */

@@ -8,6 +8,7 @@
 #define THPCOW_COMPAT_THP_H
 
 #include <linux/mm.h>
+#include <linux/highmem.h>
 #include <linux/huge_mm.h>
 #include <linux/memcontrol.h>
 #include <linux/mmu_notifier.h>
@@ -111,19 +112,57 @@ static inline void thpcow_folio_zero_user(struct folio *folio,
 #endif
 }
 
-/* Copy @src into @dst, the subpage at @addr last; non-zero: poisoned @src. */
+/* copy_mc_user_highpage(), which 5.10 lacks: 0, or the bytes not copied. */
+static inline int thpcow_copy_mc_user_highpage(struct page *to,
+					       struct page *from,
+					       unsigned long vaddr,
+					       struct vm_area_struct *vma)
+{
+#if THPCOW_UP_TO_5_10
+	/* x86-64 (module/Kbuild) has no highmem: every page is mapped. */
+	return copy_mc_to_kernel(page_address(to), page_address(from),
+				 PAGE_SIZE);
+#else
+	return copy_mc_user_highpage(to, from, vaddr, vma);
+#endif
+}
+
+/*
+ * Copy @src into @dst; non-zero (-EHWPOISON) if a poisoned subpage of @src
+ * was met, and @dst is not to be used. Up to 6.1 copy_user_huge_page()
+ * copies with plain copy_user_highpage(), which cannot recover from a
+ * machine check: copy each subpage machine-check-safely, as 6.2's
+ * copy_user_large_folio() does.
+ */
 static inline int thpcow_copy_user_large_folio(struct folio *dst,
 					       struct folio *src,
 					       unsigned long addr,
 					       struct vm_area_struct *vma)
 {
 #if THPCOW_UP_TO_6_1
-	thpcow_call(copy_user_huge_page)(thpcow_folio_page(dst),
-					 thpcow_folio_page(src), addr, vma,
-					 HPAGE_PMD_NR);
+	struct page *to = thpcow_folio_page(dst), *from = thpcow_folio_page(src);
+	unsigned long haddr = addr & HPAGE_PMD_MASK;
+	int i;
+
+	for (i = 0; i < HPAGE_PMD_NR; i++) {
+		cond_resched();
+		if (thpcow_copy_mc_user_highpage(to + i, from + i,
+						 haddr + i * PAGE_SIZE, vma))
+			return -EHWPOISON;
+	}
 	return 0;
 #else
 	return thpcow_call(copy_user_large_folio)(dst, src, addr, vma);
+#endif
+}
+
+/* Does the kernel know @folio holds a poisoned page? 5.10 does not track it. */
+static inline bool thpcow_folio_test_has_hwpoisoned(struct folio *folio)
+{
+#if THPCOW_UP_TO_5_10
+	return false;
+#else
+	return folio_test_has_hwpoisoned(folio);
 #endif
 }
 
@@ -141,12 +180,14 @@ static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
 }
 
 /*
- * Would the kernel's own CoW refuse to copy @page for another reason than
- * that it is shared? If so, says why in *@why. Caller holds the PMD lock.
- * Mirrors do_huge_pmd_wp_page() of the series: an exclusive page is
- * reused, never copied (5.10 tells by its map count, later series by
- * PageAnonExclusive); a page that may be pinned for DMA must stay the one
- * the device sees; swap cache and KSM pages are left to the kernel.
+ * Would the kernel's own CoW not copy @page, or copy it for another reason
+ * than that it is shared? If so, says why in *@why. Caller holds the PMD
+ * lock. Mirrors do_huge_pmd_wp_page() of the series: a THP nobody else
+ * holds is reused, never copied (5.10 tells by its map count; later series
+ * by PageAnonExclusive, or by a reference count of one once the other
+ * sharers exited or exec'd); a page that may be pinned for DMA must stay
+ * the one the device sees; swap cache, KSM and poisoned THPs are left to
+ * the kernel.
  */
 static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 				       enum thpcow_stat *why)
@@ -159,12 +200,15 @@ static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 	else if (!PageAnon(page) || PageKsm(page) || PageSwapCache(page))
 		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
 #else
-	if (PageAnonExclusive(page))
+	if (PageAnonExclusive(page) ||
+	    folio_ref_count(folio) <= 1 + (folio_test_swapcache(folio) ?
+					   folio_nr_pages(folio) : 0))
 		*why = THPCOW_STAT_NOT_SHARED;
 	else if (folio_maybe_dma_pinned(folio))
 		*why = THPCOW_STAT_FALLBACK_PINNED;
 	else if (!folio_test_anon(folio) || folio_test_ksm(folio) ||
-		 folio_test_swapcache(folio))
+		 folio_test_swapcache(folio) ||
+		 thpcow_folio_test_has_hwpoisoned(folio))
 		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;
 #endif
 	else
@@ -188,7 +232,9 @@ static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *ran
 
 /*
  * Take down the old PMD. Up to 6.5 secondary TLBs (IOMMU SVA) were told
- * here (the _notify variant); since, the TLB flush itself tells them.
+ * here (the _notify variant), and the range's end need not tell them
+ * again (thpcow_mmu_notifier_invalidate_range_end()); since, the TLB flush
+ * itself tells them.
  */
 static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vma,
 						       unsigned long haddr,
@@ -198,6 +244,21 @@ static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vm
 	pmdp_huge_clear_flush_notify(vma, haddr, pmd);
 #else
 	pmdp_huge_clear_flush(vma, haddr, pmd);
+#endif
+}
+
+/*
+ * The end of a range begun with mmu_notifier_invalidate_range_start(): up
+ * to 6.1 in its _only_end form, as wp_page_copy() does after a _notify
+ * clear; the plain form would invalidate the secondary TLBs a second time.
+ */
+static inline void
+thpcow_mmu_notifier_invalidate_range_end(struct mmu_notifier_range *range)
+{
+#if THPCOW_UP_TO_6_1
+	mmu_notifier_invalidate_range_only_end(range);
+#else
+	mmu_notifier_invalidate_range_end(range);
 #endif
 }
 

@@ -38,6 +38,22 @@ copy_after_fork() {
 	check_eq "$(val copy anon_huge_kb)" $((size * 1024)) "parent AnonHugePages kB"
 }
 
+# 'copy' leaves to the kernel a THP nobody shares any more: once the child
+# exited, the parent's writes reuse its THPs in place, as without thpcow,
+# instead of allocating, charging and copying 2 MiB each for nothing.
+copy_reuses_after_child_exit() {
+	local copied
+	copied=$(stat_of copied)
+	"$ctl" exec copy -- "$wrf" --size "$size" --no-read --stride $((2 << 20)) \
+		--fork-child-exit --verify >"$out/reuse"
+	check_eq "$(val reuse anon_huge_kb)" $((size * 1024)) "AnonHugePages kB before the fork"
+	check_eq "$(val reuse again_thp_fault_alloc)" 0 "THPs allocated by the writes after the child exited"
+	check_eq "$(($(stat_of copied) - copied))" 0 "THPs thpcow copied"
+	check_eq "$(val reuse again_thp_split_pmd)" 0 "splits"
+	check_eq "$(val reuse again_anon_huge_kb)" $((size * 1024)) "AnonHugePages kB after"
+	check_eq "$(val reuse verify)" ok "data"
+}
+
 kernel_after_fork_splits() {
 	fork_write kernel kernel
 	check_eq "$(val kernel child_thp_split_pmd)" "$regions" "child splits"
@@ -80,6 +96,7 @@ split_on_native() {
 
 cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
+	copy_reuses_after_child_exit # 'copy' after the child exited: reused in place, no copy
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
 	split_is_stock_here      # 'split' where the kernel splits anyway: the same
 	split_on_native          # 'split' on 7.x: the stock <= 6.12 split

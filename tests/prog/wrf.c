@@ -39,6 +39,7 @@ struct options {
 	bool verify;
 	bool json;
 	bool fork_child;
+	bool fork_exit;
 	const char *between;	/* shell command between read and write */
 	unsigned int repeat;	/* whole runs in this one process */
 };
@@ -65,8 +66,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: wrf [--size MiB] [--no-read] [--stride BYTES] [--threads N]\n"
 "           [--readers N] [--madvise hugepage|nohugepage|none] [--hold]\n"
-"           [--verify] [--json] [--fork-child-write] [--between CMD]\n"
-"           [--repeat N]\n"
+"           [--verify] [--json] [--fork-child-write | --fork-child-exit]\n"
+"           [--between CMD] [--repeat N]\n"
 "\n"
 "  --size MiB          region size (default 512), 2 MiB aligned\n"
 "  --no-read           skip the read phase (no huge zero page first)\n"
@@ -79,6 +80,9 @@ static void usage(FILE *f)
 "  --json              one JSON object instead of key=value lines\n"
 "  --fork-child-write  then fork: the child writes every stride again (CoW\n"
 "                      of what the parent wrote) and reports child_* keys\n"
+"  --fork-child-exit   then fork a child that exits at once, and write\n"
+"                      every stride again in the parent (its THPs are its\n"
+"                      own again); reports that write as again_* keys\n"
 "  --between CMD       run the shell command CMD after the read phase\n"
 "                      and before the write phase (exit 1 if it fails)\n"
 "  --repeat N          do the whole run N times in this process, with a\n"
@@ -351,8 +355,29 @@ static void child_phase(const struct options *o, struct phase *ph)
 	munmap(shared, sizeof(*shared));
 }
 
+/*
+ * After the parent's writes: a child that exits at once, then the parent
+ * writes every stride again (gen 1), into THPs nobody shares any more.
+ */
+static void exit_child_phase(const struct options *o, struct phase *ph)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(1, "fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die(1, "the child failed (status 0x%x)", status);
+	write_phase(o, 1, ph);
+}
+
 struct output {
-	const char *prefix;	/* "" or "child_" */
+	const char *prefix;	/* "", "child_" or "again_" */
 	const char *key;
 	uint64_t value;
 	const char *str;	/* instead of value */
@@ -437,7 +462,8 @@ static void hold(void)
 static void parse_options(int argc, char *argv[], struct options *o)
 {
 	enum { SIZE = 0x100, NO_READ, STRIDE, THREADS, READERS, MADVISE,
-	       HOLD, VERIFY, JSON, FORK_CHILD, BETWEEN, REPEAT, HELP };
+	       HOLD, VERIFY, JSON, FORK_CHILD, FORK_EXIT, BETWEEN, REPEAT,
+	       HELP };
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, SIZE },
 		{ "no-read", no_argument, NULL, NO_READ },
@@ -449,6 +475,7 @@ static void parse_options(int argc, char *argv[], struct options *o)
 		{ "verify", no_argument, NULL, VERIFY },
 		{ "json", no_argument, NULL, JSON },
 		{ "fork-child-write", no_argument, NULL, FORK_CHILD },
+		{ "fork-child-exit", no_argument, NULL, FORK_EXIT },
 		{ "between", required_argument, NULL, BETWEEN },
 		{ "repeat", required_argument, NULL, REPEAT },
 		{ "help", no_argument, NULL, HELP },
@@ -499,6 +526,9 @@ static void parse_options(int argc, char *argv[], struct options *o)
 		case FORK_CHILD:
 			o->fork_child = true;
 			break;
+		case FORK_EXIT:
+			o->fork_exit = true;
+			break;
 		case BETWEEN:
 			o->between = optarg;
 			break;
@@ -515,6 +545,8 @@ static void parse_options(int argc, char *argv[], struct options *o)
 	}
 	if (optind < argc)
 		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	if (o->fork_child && o->fork_exit)
+		die(EXIT_USAGE, "--fork-child-write and --fork-child-exit exclude each other");
 }
 
 /* Unmaps what map_region() mapped, guard pages included. */
@@ -544,9 +576,11 @@ static bool run_once(const struct options *o, struct phase *parent,
 	write_phase(o, 0, parent);
 	if (o->fork_child)
 		child_phase(o, child);
+	if (o->fork_exit)
+		exit_child_phase(o, child);
 	/* after the child: the parent's copy must not have changed */
 	if (o->verify)
-		parent->verify = verify(o, 0);
+		parent->verify = verify(o, o->fork_exit);
 	return parent->verify != FAIL &&
 	       (!o->fork_child || child->verify != FAIL);
 }
@@ -571,8 +605,9 @@ int main(int argc, char *argv[])
 	out[n++] = NUM("", "size_mib", o.size / MIB);
 	out[n++] = NUM("", "read_rss_kb", read_rss_kb);
 	n += phase_output(&parent, "", o.size, out + n);
-	if (o.fork_child)
-		n += phase_output(&child, "child_", o.size, out + n);
+	if (o.fork_child || o.fork_exit)
+		n += phase_output(&child, o.fork_child ? "child_" : "again_",
+				  o.size, out + n);
 	print_output(out, n, o.json);
 
 	if (o.hold)

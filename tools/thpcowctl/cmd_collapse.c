@@ -66,6 +66,7 @@ struct tally {
 	unsigned long long rss_before_kb, rss_after_kb;
 	unsigned int processes, exited;
 	bool interrupted;
+	double waited;		/* --after-migration's waits, in seconds */
 	struct timespec start, shown;
 };
 
@@ -311,9 +312,15 @@ static long long uffd_mib(pid_t pid)
 	return (long long)(bytes >> 20);
 }
 
+/* Seconds spent collapsing: since the start, without the waits. */
+static double busy(const struct tally *t)
+{
+	return since(&t->start) - t->waited;
+}
+
 static void show_progress(struct tally *t, const struct opts *o, bool last)
 {
-	double secs = since(&t->start);
+	double secs = busy(t);
 	double mib = (double)t->collapsed * 2, rate = secs > 0 ? mib / secs : 0;
 	double left = (double)(t->todo - t->ranges);
 
@@ -332,7 +339,7 @@ static void throttle(const struct tally *t, const struct opts *o)
 {
 	if (o->rate)
 		nap((double)t->collapsed * HPAGE_SIZE / (double)o->rate -
-		    since(&t->start));
+		    busy(t));
 }
 
 /* Is the aligned run at pfn a THP (1), the huge zero page (0)? -1 error. */
@@ -443,11 +450,13 @@ static int collapse_pid(struct target *tg, struct tally *t, const struct opts *o
 }
 
 /* --after-migration: until no userfaultfd registration is left. */
-static int wait_uffd(pid_t pid, const struct opts *o)
+static int wait_uffd(pid_t pid, struct tally *t, const struct opts *o)
 {
+	struct timespec t0;
 	long long mib = 0;
 	bool shown = false;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop && (mib = uffd_mib(pid)) > 0) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting, %lld MiB "
@@ -458,12 +467,13 @@ static int wait_uffd(pid_t pid, const struct opts *o)
 	}
 	if (shown)
 		fputc('\n', stderr);
+	t->waited += since(&t0);
 	return mib < 0 ? (int)mib : 0;
 }
 
 static void print_summary(const struct tally *t, const struct opts *o)
 {
-	double secs = since(&t->start), mib = (double)t->collapsed * 2;
+	double secs = busy(t), mib = (double)t->collapsed * 2;
 	char buf[32];
 	struct json j;
 	int i;
@@ -489,6 +499,7 @@ static void print_summary(const struct tally *t, const struct opts *o)
 		json_uint(&j, "rss_before_kb", t->rss_before_kb);
 		json_uint(&j, "rss_after_kb", t->rss_after_kb);
 		json_double(&j, "seconds", secs);
+		json_double(&j, "waited_s", t->waited);
 		json_double(&j, "mib_per_s", secs > 0 ? mib / secs : 0);
 		json_bool(&j, "interrupted", t->interrupted);
 		json_end(&j);
@@ -507,6 +518,8 @@ static void print_summary(const struct tally *t, const struct opts *o)
 	printf("rss after:     %llu kB\n", t->rss_after_kb);
 	printf("time:          %.2f s (%.1f MiB/s)\n", secs,
 	       secs > 0 ? mib / secs : 0);
+	if (o->after_migration)
+		printf("waited:        %.2f s\n", t->waited);
 	if (t->interrupted)
 		printf("interrupted:   yes\n");
 }
@@ -518,7 +531,7 @@ static int do_pid(struct target *tg, struct tally *t, const struct opts *o)
 	int ret = 0;
 
 	if (o->after_migration)
-		ret = wait_uffd(tg->pid, o);
+		ret = wait_uffd(tg->pid, t, o);
 	before = rss_kb(tg->pid);
 	if (ret || stop || before < 0)
 		return ret ? ret : stop ? 0 : -ESRCH;

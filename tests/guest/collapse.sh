@@ -135,36 +135,37 @@ uffd_range_skipped() {
 	check_eq "$(jval uffd.json skipped.uffd)" 8 "skipped under uffd"
 }
 
-# --after-migration waits while uffd covers memory, then gives up with an
-# error when the process goes.
-after_migration_waits() {
-	mix_start wait --size 16 --pattern 512 --uffd 16
-	"$ctl" collapse --pid "$mixpid" --after-migration --json >"$out/wait.json" 2>"$out/wait.err" &
-	local ctlpid=$! rc=0
-	sleep 3
+# kill_during NAME SECONDS ARGS...: collapse thpmix with ARGS, kill thpmix
+# after SECONDS (collapse still running then): status 1, "exited".
+kill_during() {
+	local name=$1 secs=$2 ctlpid rc=0
+	shift 2
+	"$ctl" collapse --pid "$mixpid" "$@" --json >"$out/$name.json" 2>"$out/$name.err" &
+	ctlpid=$!
+	sleep "$secs"
 	kill -0 "$ctlpid" || {
-		cat "$out/wait.err"
-		echo "collapse did not wait"
+		cat "$out/$name.err"
+		echo "collapse $* ended before the process did"
 		return 1
 	}
 	kill -KILL "$mixpid"
 	wait "$ctlpid" || rc=$?
 	wait "$mixpid" || true
 	check_eq "$rc" 1 "exit status"
-	check_eq "$(cat "$out/wait.err")" "thpcowctl: collapse: pid $mixpid exited" "stderr"
+	check_eq "$(cat "$out/$name.err")" "thpcowctl: collapse: pid $mixpid exited" "stderr"
+}
+
+# --after-migration waits while uffd covers memory, then gives up with an
+# error when the process goes.
+after_migration_waits() {
+	mix_start wait --size 16 --pattern 512 --uffd 16
+	kill_during wait 3 --after-migration
 }
 
 # A process gone mid-way: an error, the summary of what was done.
 exits_midway() {
 	mix_start exit --size 128 --pattern 512
-	"$ctl" collapse --pid "$mixpid" --rate 4 --json >"$out/exit.json" 2>"$out/exit.err" &
-	local ctlpid=$! rc=0
-	sleep 2
-	kill -KILL "$mixpid"
-	wait "$ctlpid" || rc=$?
-	wait "$mixpid" || true
-	check_eq "$rc" 1 "exit status"
-	check_eq "$(cat "$out/exit.err")" "thpcowctl: collapse: pid $mixpid exited" "stderr"
+	kill_during exit 2 --rate 4
 	check_eq "$(jval exit.json exited)" 1 "exited"
 	local n
 	n=$(jval exit.json collapsed)

@@ -219,6 +219,18 @@ static int check_pid(pid_t pid)
 	return 0;
 }
 
+/* Room for element n of an array of cap elements of size bytes. */
+static void *grow(void *array, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return array;
+	*cap = *cap ? *cap * 2 : 64;
+	array = realloc(array, *cap * size);
+	if (!array)
+		abort();
+	return array;
+}
+
 /* The pids of a cgroup's cgroup.procs; -1 reported. */
 static int cgroup_pids(const char *arg, pid_t **pids, size_t *n)
 {
@@ -249,12 +261,7 @@ static int cgroup_pids(const char *arg, pid_t **pids, size_t *n)
 	*pids = NULL;
 	*n = 0;
 	while (fscanf(f, "%d", &pid) == 1) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*pids = realloc(*pids, cap * sizeof(**pids));
-			if (!*pids)
-				abort();
-		}
+		*pids = grow(*pids, *n, &cap, sizeof(**pids));
 		(*pids)[(*n)++] = pid;
 	}
 	fclose(f);
@@ -276,12 +283,7 @@ static int read_vmas(pid_t pid, struct vma **vmas, size_t *n)
 	*vmas = NULL;
 	*n = 0;
 	while (smaps_next(f, &v) > 0) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*vmas = realloc(*vmas, cap * sizeof(**vmas));
-			if (!*vmas)
-				abort();
-		}
+		*vmas = grow(*vmas, *n, &cap, sizeof(**vmas));
 		(*vmas)[(*n)++] = v;
 	}
 	fclose(f);

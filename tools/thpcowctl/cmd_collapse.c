@@ -161,7 +161,7 @@ static int zero_pfn(uint64_t *pfn)
 	return 0;
 }
 
-/* Sum of the "VmRSS:" of /proc/PID/status in kB; -1 if it is gone. */
+/* VmRSS of /proc/PID/status in kB; -1 once the process is gone. */
 static long long rss_kb(pid_t pid)
 {
 	char path[64], *line = NULL;
@@ -182,9 +182,9 @@ static long long rss_kb(pid_t pid)
 }
 
 /*
- * Can PID be collapsed at all? A usage of --pid that names no process, a
- * kernel thread, or one whose memory map this user may not read is an
- * error (reported); returns 0 or -1.
+ * Can PID be collapsed at all? No such process, a kernel thread, or one
+ * whose page map this user may not read is an error (reported); returns 0
+ * or -1.
  */
 static int check_pid(pid_t pid)
 {
@@ -344,7 +344,7 @@ static void throttle(const struct tally *t, const struct opts *o)
 		    busy(t));
 }
 
-/* Is the aligned run at pfn a THP (1), the huge zero page (0)? -1 error. */
+/* The /proc/kpageflags bits of frame pfn; 0, or -1 if unreadable. */
 static int kpageflags(int fd, uint64_t pfn, uint64_t *flags)
 {
 	return pread(fd, flags, sizeof(*flags), (off_t)(pfn * sizeof(*flags))) ==

@@ -14,6 +14,14 @@ of its RAM from 1 MiB up, as a guest's memory test would; that runs in the
 destination QEMU's TCG, so the stores fault on QEMU's RAM mapping exactly as
 a guest's do. Prints one JSON object.
 
+With --after (postcopy only) the source guest writes first (all of its RAM,
+or with --touch 10 a tenth), the migration switches to postcopy at once and
+runs to completion with the guest idle, and then the run goes on: the THPs
+of the destination's RAM and its RSS over time, with khugepaged's defaults
+('khugepaged') or with `thpcowctl collapse --after-migration` started at the
+switch ('collapse'); the guest's write rate meanwhile (W passes in a loop),
+and its data check.
+
 Cases (the destination):
   stock     as is (thpcow loaded, mode kernel)
   zero      under `thpcowctl exec zero`
@@ -23,6 +31,7 @@ Cases (the destination):
   fresh     no migration: a destination that was never read (the floor)
 """
 import argparse
+import collections
 import json
 import os
 import signal
@@ -30,6 +39,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -205,6 +215,93 @@ def wait_status(qmp, want, timeout=900):
     raise TimeoutError(f'destination never {want}')
 
 
+def eligible_ranges(pid, ram_bytes, min_present):
+    """2 MiB ranges of the guest's RAM mapping that are THPs or hold at
+    least min_present data pages (present, not the zero page: the one frame
+    mapped more than once)."""
+    start = None
+    with open(f'/proc/{pid}/maps') as f:
+        for line in f:
+            a, b = (int(x, 16) for x in line.split(None, 1)[0].split('-'))
+            if b - a >= ram_bytes and (start is None or b - a < size):
+                start, size = a, b - a
+    with open(f'/proc/{pid}/pagemap', 'rb') as f:
+        f.seek(start // 4096 * 8)
+        raw = f.read(size // 4096 * 8)
+    ents = memoryview(raw).cast('Q')
+    pfn = [e & ((1 << 55) - 1) if e >> 63 else None for e in ents]
+    zero = {p for p, n in collections.Counter(x for x in pfn if x).items() if n > 1}
+    n = 0
+    for r in range(0, len(pfn) - 511, 512):
+        data = sum(1 for x in pfn[r:r + 512] if x and x not in zero)
+        n += data >= min_present
+    return n
+
+
+class Sampler(threading.Thread):
+    """THP kB and RSS kB of the guest's RAM mapping every period seconds."""
+
+    def __init__(self, pid, ram_bytes, t0, period=0.5):
+        super().__init__(daemon=True)
+        self.pid, self.ram, self.t0, self.period = pid, ram_bytes, t0, period
+        self.samples = []
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            m = ram_mapping(self.pid, self.ram)
+            self.samples.append((round(time.monotonic() - self.t0, 2),
+                                 m['AnonHugePages'], m['Rss']))
+            self.stop.wait(self.period)
+
+
+def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
+    """After a postcopy migration has completed: THPs over time, RSS, the
+    guest's write rate, the data check (bench/README.md, workload 5)."""
+    t0 = time.monotonic()
+    res['after'] = args.after
+    res['touch_pct'] = args.touch
+    m = ram_mapping(pid, ram)
+    res['completed_ram_rss_kb'] = m['Rss']
+    res['completed_ram_anon_huge_kb'] = m['AnonHugePages']
+    sampler = Sampler(pid, ram, t0)
+    sampler.start()
+    # the guest writes what it touched, pass after pass, for write_window s
+    passes = 0
+    tw = time.monotonic()
+    while time.monotonic() - tw < args.write_window:
+        dser.send(b'W')
+        dser.expect(b'D')
+        passes += 1
+    res['write_passes'] = passes
+    res['write_window_s'] = time.monotonic() - tw
+    res['write_mib_per_s'] = passes * args.touch / 100 * (ram - 2**20) / 2**20 / res['write_window_s']
+    if ctl_proc:
+        out, _ = ctl_proc.communicate(timeout=max(1, args.after_s - (time.monotonic() - t0)) + 600)
+        res['collapse_rc'] = ctl_proc.returncode
+        res['collapse'] = json.loads(out) if out.strip() else None
+        res['collapse_done_s'] = time.monotonic() - t0
+    while time.monotonic() - t0 < args.after_s:
+        time.sleep(0.2)
+    sampler.stop.set()
+    sampler.join()
+    res['series'] = sampler.samples
+    # at the end (a THP counts as data): computing it takes seconds of the
+    # GIL that the sampler needs meanwhile
+    res['eligible_ranges'] = eligible_ranges(pid, ram, args.min_present)
+    want = 0.95 * res['eligible_ranges'] * 2048
+    res['t95_s'] = next((t for t, huge, _ in sampler.samples if huge >= want), None)
+    m = ram_mapping(pid, ram)
+    res['end_ram_rss_kb'] = m['Rss']
+    res['end_ram_anon_huge_kb'] = m['AnonHugePages']
+    res['end_thp_pct_of_eligible'] = (100.0 * m['AnonHugePages'] / 2048 / res['eligible_ranges']
+                                      if res['eligible_ranges'] else None)
+    res['rss_growth_pct'] = 100.0 * (m['Rss'] - res['completed_ram_rss_kb']) / res['completed_ram_rss_kb']
+    dser.send(b'V')
+    dser.expect(b'K')
+    res['verify'] = 'ok'
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'])
@@ -218,8 +315,22 @@ def main():
                     help='max-postcopy-bandwidth, KiB/s (default 256)')
     ap.add_argument('--fill', action='store_true',
                     help='the guest writes every byte, not one per 4 KiB')
+    ap.add_argument('--after', choices=['khugepaged', 'collapse'],
+                    help='with --postcopy: the source writes first, and after '
+                    'completion THPs come back by khugepaged or thpcowctl collapse')
+    ap.add_argument('--after-s', type=float, default=60,
+                    help='--after: seconds to watch after completion (60)')
+    ap.add_argument('--write-window', type=float, default=10,
+                    help='--after: seconds of guest write passes after completion (10)')
+    ap.add_argument('--touch', type=int, choices=[10, 100], default=100,
+                    help='--after: percent of its RAM the guest writes (100)')
+    ap.add_argument('--min-present', type=int, default=502,
+                    help='--after collapse: thpcowctl collapse --min-present')
     args = ap.parse_args()
+    if args.after and not args.postcopy:
+        ap.error('--after needs --postcopy')
     ram = args.ram * 2**20
+    ctl_proc = None
     res = {'case': args.case, 'ram_mib': args.ram, 'postcopy': args.postcopy,
            'write': 'fill' if args.fill else 'byte-per-4k'}
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
@@ -246,6 +357,12 @@ def main():
             sq, sser = connect_qemu(sqp, ssp)
             sq.cmd('cont')
             sser.expect(b'R')  # migfw runs and waits on its serial port
+            if args.after:  # the source guest's data, before migrating
+                if args.touch == 10:
+                    sser.send(b'T')
+                    sser.expect(b'D')
+                sser.send(b'W')
+                sser.expect(b'D')
             caps = [{'capability': 'postcopy-ram', 'state': True}] if args.postcopy else []
             if caps:
                 sq.cmd('migrate-set-capabilities', capabilities=caps)
@@ -253,7 +370,7 @@ def main():
                 # slow the postcopy phase down so that the guest writes
                 # while userfaultfd is still registered on its RAM
                 sq.cmd('migrate-set-parameters',
-                       **{'max-postcopy-bandwidth': args.postcopy_bw * 1024})
+                       **{'max-postcopy-bandwidth': 0 if args.after else args.postcopy_bw * 1024})
             sq.cmd('migrate-set-parameters', **{'max-bandwidth': 2**40})
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
             rss_before = proc_status_kb(dst.pid, 'VmRSS')
@@ -265,6 +382,14 @@ def main():
                 sq.cmd('migrate-start-postcopy')
                 wait_status(dq, 'running')  # the guest runs on the destination now
                 res['postcopy_switch_s'] = time.monotonic() - t1
+                if args.after == 'collapse':
+                    ctl_proc = subprocess.Popen(
+                        [args.ctl, 'collapse', '--after-migration', '--pid', str(dst.pid),
+                         '--min-present', str(args.min_present), '--json'],
+                        stdout=subprocess.PIPE, text=True)
+                if args.after:
+                    wait_migration(sq)
+                    res['migration_total_s'] = time.monotonic() - t1
                 res['src_status_at_write'] = sq.cmd('query-migrate')['status']
             else:
                 wait_migration(sq)
@@ -280,6 +405,16 @@ def main():
             dser.expect(b'R')
             uffd0 = read_thpcow_stats()
         pid = dst.pid
+        if args.after:
+            after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc)
+            src.send_signal(signal.SIGTERM)
+            src.wait()
+            procs.remove(src)
+            dq.cmd('quit')
+            dst.wait(timeout=60)
+            procs.remove(dst)
+            print(json.dumps(res))
+            return
         m = ram_mapping(pid, ram)
         res['dst_rss_kb'] = proc_status_kb(pid, 'VmRSS')
         res['dst_ram_rss_kb'] = m['Rss']
@@ -332,6 +467,9 @@ def main():
         dst.wait(timeout=60)
         procs.remove(dst)
     finally:
+        if ctl_proc and ctl_proc.poll() is None:
+            ctl_proc.kill()
+            ctl_proc.wait()
         for p in procs:
             p.kill()
             p.wait()

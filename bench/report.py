@@ -404,7 +404,8 @@ def w5(raw, summary, md, plots):
                   f"{fmt_stat(stat(rss_ratio), 3)} (goal ≤ 1.05); write phase, stock ÷ zero: "
                   f"{fmt_stat(s5['6.1']['zero']['stock_over_zero'])} "
                   f"(goal ≥ 2); zero × prealloc: {fmt_stat(z['x_prealloc'])} (goal ≤ 1.25).\n")
-    post = [(g, r) for g, rows in sets for r in rows if r.get('postcopy')]
+    post = [(g, r) for g, rows in sets for r in rows
+            if r.get('postcopy') and not r.get('after')]
     if post:
         md.append('Postcopy (switched to postcopy as soon as the migration was active, '
                   'max-postcopy-bandwidth %s KiB/s; the guest writes while the destination '
@@ -429,6 +430,80 @@ def w5(raw, summary, md, plots):
                   'pages as 4 KiB pages (no huge zero page), so after completion there is nothing '
                   'for thpcow to substitute either.\n')
     plots.append(('w5-migration.png', plot_w5(s5, ram)))
+    w5_after([r for g, rows in sets if g == '6.1' for r in rows if r.get('after')],
+             s5, md, plots)
+
+
+W5_AFTER_LABEL = {('khugepaged', 100): 'khugepaged (defaults)',
+                  ('collapse', 100): '**thpcowctl collapse --after-migration**',
+                  ('collapse', 10): 'thpcowctl collapse, guest touched 10 %'}
+
+
+def w5_after(rows, s5, md, plots):
+    """The postcopy variant that goes on after completion (issue 16)."""
+    if not rows:
+        return
+    ram = rows[0]['ram_mib']
+    base = next((r for r in rows if r['after'] == 'khugepaged'), None)
+    md.append('After a postcopy migration (6.1, thpcow zero; the source guest wrote its RAM, '
+              'one byte per 4 KiB, before migrating; the migration switched to postcopy at once '
+              'and completed with the guest idle): THPs of the destination\'s RAM mapping '
+              'over time from completion, with khugepaged\'s defaults, or with '
+              '`thpcowctl collapse --after-migration` started at the switch to postcopy '
+              '(--min-present 502). Eligible: 2 MiB ranges that are THPs or hold ≥ 502 data '
+              'pages at the end. Guest write rate: the migrated guest\'s write passes over what '
+              'it touched, for the first %s s after completion.\n'
+              % fmt(rows[0].get('write_window_s'), 0))
+    md.append('| case | eligible ranges | THP % of eligible at completion | time to ≥ 95 % | '
+              'THP % of eligible at the end (s) | collapse MiB/s | RAM RSS MiB at completion '
+              '→ end | RSS growth % | guest writes MiB/s (× khugepaged case) | data |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|')
+    out = s5['after'] = []
+    for r in rows:
+        el = r['eligible_ranges'] or 1
+        first = r['series'][0][1] if r['series'] else 0
+        c = r.get('collapse') or {}
+        x = (r['write_mib_per_s'] / base['write_mib_per_s']
+             if base and base is not r and r['touch_pct'] == base['touch_pct'] else None)
+        e = {'after': r['after'], 'touch_pct': r['touch_pct'], 'eligible': r['eligible_ranges'],
+             'pct_at_completion': 100 * first / 2048 / el, 't95_s': r['t95_s'],
+             'pct_at_end': r['end_thp_pct_of_eligible'], 'end_s': r['series'][-1][0],
+             'collapse_mib_per_s': c.get('mib_per_s'), 'collapse_s': c.get('seconds'),
+             'rss_completion_mib': r['completed_ram_rss_kb'] / MIB,
+             'rss_end_mib': r['end_ram_rss_kb'] / MIB, 'rss_growth_pct': r['rss_growth_pct'],
+             'write_mib_per_s': r['write_mib_per_s'], 'write_x_khugepaged': x,
+             'verify': r['verify'],
+             'samples': [[t, round(100 * h / 2048 / el, 2)] for t, h, _ in r['series']]}
+        out.append(e)
+        t95 = fmt(e['t95_s'], 1) + ' s' if e['t95_s'] is not None else f"> {fmt(e['end_s'], 0)} s"
+        md.append(f"| {W5_AFTER_LABEL.get((r['after'], r['touch_pct']), r['after'])} | "
+                  f"{e['eligible']} | {fmt(e['pct_at_completion'], 1)} | {t95} | "
+                  f"{fmt(e['pct_at_end'], 1)} ({fmt(e['end_s'], 0)}) | "
+                  f"{fmt(e['collapse_mib_per_s'], 1) if c else '-'} | "
+                  f"{fmt(e['rss_completion_mib'], 1)} → {fmt(e['rss_end_mib'], 1)} | "
+                  f"{fmt(e['rss_growth_pct'], 2)} | {fmt(e['write_mib_per_s'], 0)}"
+                  f"{' (' + fmt(x) + ')' if x else ''} | {e['verify']} |")
+    md.append('')
+    plots.append(('w5-collapse.png', plot_w5_after(out, ram)))
+
+
+def plot_w5_after(out, ram):
+    names = {('khugepaged', 100): 'khugepaged (defaults)',
+             ('collapse', 100): 'thpcowctl collapse --after-migration',
+             ('collapse', 10): 'collapse, guest touched 10 %'}
+    lines = [f"'-' using 1:2 with steps lw 2 title \"{names.get((e['after'], e['touch_pct']))}\""
+             for e in out]
+    data = ''.join('\n'.join(f'{t} {p}' for t, p in e['samples']) + '\ne\n' for e in out)
+    return f"""
+set terminal pngcairo size 900,520 font ',11' noenhanced
+set title "THPs back after a postcopy migration of a {ram} MiB guest (Debian 6.1, QEMU TCG)"
+set xlabel 'seconds since the migration completed'
+set ylabel 'THPs, % of the eligible 2 MiB ranges'
+set yrange [0:105]
+set key right center
+set grid
+plot {', '.join(lines)}
+""" + data
 
 
 # ---------------------------------------------------------------- workload 6

@@ -7,9 +7,13 @@
  *
  *   prints 'R' once, when it is ready
  *   reads  'W': writes one byte (the pass number) per 4 KiB of RAM from
- *               1 MiB to the end of RAM below 4 GiB, then prints 'D'
+ *               1 MiB to the touch limit (the end of RAM below 4 GiB, or
+ *               after 'T' a tenth of it), then prints 'D'
  *   reads  'V': checks that the first byte of every 4 KiB page from 1 MiB
- *               up holds the last pass number; prints 'K' or 'X'
+ *               to the touch limit holds the last pass number and from
+ *               there to the end is 0; prints 'K' or 'X'
+ *   reads  'T': from now on W and V touch only the first tenth of the RAM
+ *               above 1 MiB; prints 'D'
  *   reads  'F': writes every byte of RAM above 1 MiB (memtester-like),
  *               then prints 'D'
  *
@@ -54,6 +58,7 @@ pm:
 	or	%eax, %ebx
 	shl	$16, %ebx
 	add	$0x1000000, %ebx	/* %ebx = end of RAM */
+	mov	%ebx, %esi		/* %esi = the touch limit */
 	xor	%ebp, %ebp		/* %ebp = pass number */
 	mov	$'R', %al
 	call	putc
@@ -65,6 +70,21 @@ cmd:
 	je	do_verify
 	cmp	$'F', %al
 	je	do_fill
+	cmp	$'T', %al
+	je	do_tenth
+	jmp	cmd
+
+do_tenth:
+	mov	%ebx, %eax
+	sub	$0x100000, %eax
+	xor	%edx, %edx
+	mov	$10, %ecx
+	div	%ecx
+	and	$0xfffff000, %eax
+	add	$0x100000, %eax
+	mov	%eax, %esi
+	mov	$'D', %al
+	call	putc
 	jmp	cmd
 
 do_write:
@@ -75,7 +95,7 @@ do_write:
 	mov	$0x100000, %edi
 1:	mov	%ah, (%edi)
 	add	$4096, %edi
-	cmp	%ebx, %edi
+	cmp	%esi, %edi
 	jb	1b
 	mov	$'D', %al
 	call	putc
@@ -89,8 +109,14 @@ do_verify:
 1:	cmp	%ah, (%edi)
 	jne	2f
 	add	$4096, %edi
-	cmp	%ebx, %edi
+	cmp	%esi, %edi
 	jb	1b
+	jmp	4f
+3:	cmpb	$0, (%edi)
+	jne	2f
+	add	$4096, %edi
+4:	cmp	%ebx, %edi
+	jb	3b
 	mov	$'K', %al
 	call	putc
 	jmp	cmd

@@ -3,13 +3,19 @@
 # each case in turn, repetitions interleaved, then the postcopy variant.
 # Cases: stock, zero (thpcow), prealloc (QEMU prealloc=on), nozero
 # (use_zero_page=0), fresh (no migration: the floor). Without the module
-# (the upstream-fixed kernel): stock, prealloc and fresh. Prints JSON lines.
+# (the upstream-fixed kernel): stock, prealloc and fresh. Then, with the
+# module, the postcopy variant that goes on after completion: khugepaged's
+# defaults against thpcowctl collapse --after-migration, and collapse on a
+# guest that touched a tenth of its RAM. Prints JSON lines.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"
 reps=${THPCOW_BENCH_W5_REPS:-3}
 ram=${THPCOW_BENCH_MIG_MIB:-1024}
 postcopy=${THPCOW_BENCH_POSTCOPY:-1}
+# the postcopy variant goes on after completion (6.1 and later: collapse)
+after=${THPCOW_BENCH_AFTER:-1}
+after_s=${THPCOW_BENCH_AFTER_S:-60}
 
 mig() {
 	local case=$1 rep=$2 rc=0 out
@@ -37,4 +43,9 @@ done
 if ((postcopy)); then
 	mig stock 1 --postcopy
 	! have_module || mig zero 1 --postcopy
+fi
+if ((after)) && have_module; then
+	mig zero 1 --postcopy --after khugepaged --after-s "$after_s"
+	mig zero 1 --postcopy --after collapse --after-s "$after_s"
+	mig zero 1 --postcopy --after collapse --after-s "$after_s" --touch 10
 fi

@@ -52,9 +52,12 @@ readme_headline() {
 		grep -qxF -- "$line" <<<"$readme" ||
 			check_eq "missing" "present" "README's Benchmark section: $line"
 	done <<<"$table"
-	line=$(sed -n 's/^!\[.*\](\(.*\))$/\1/p' <<<"$readme")
-	[[ -n $line ]] || check_eq "" "a plot" "README's Benchmark section"
-	[[ -s $repo/$line ]] || check_eq "$line" "a committed file" "the README's plot"
+	local plots
+	plots=$(sed -n 's/^!\[.*\](\(.*\))$/\1/p' <<<"$readme")
+	[[ -n $plots ]] || check_eq "" "a plot" "README's Benchmark section"
+	while IFS= read -r line; do
+		[[ -s $repo/$line ]] || check_eq "$line" "a committed file" "the README's plot"
+	done <<<"$plots"
 }
 
 programs_run() {

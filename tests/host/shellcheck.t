@@ -19,6 +19,7 @@ bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t;
 install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/guest/systemd.sh tests/host/install.t; }
 stress_scripts() { lint tests/vm/stress.t tests/guest/stress.sh; }
 guest_scripts() { lint tests/lib/guest.sh tests/guest/{core,modes,limits,loadfail}.sh tests/vm/{core,modes,limits,demo,loadfail}.t tests/demo; }
+collapse_scripts() { lint tests/guest/collapse.sh tests/vm/collapse.t; }
 
 cases=(
 	vm_bench      # tests/vm/run and the guest's stages
@@ -28,5 +29,6 @@ cases=(
 	install_scripts # make install-all, DKMS, the systemd guest
 	stress_scripts # data integrity under races
 	guest_scripts # the module's guest tests and their helpers
+	collapse_scripts # thpcowctl collapse's guest tests
 )
 tap_run "${cases[@]}"

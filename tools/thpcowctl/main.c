@@ -84,6 +84,20 @@ static const struct verb verbs[] = {
 			"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
 			"                  input; default " CONF_PATH "\n",
 	}, {
+		.name = "collapse", .fn = cmd_collapse,
+		.summary = "give a process's 4 KiB-page memory its THPs back",
+		.usage = "(--pid PID | --cgroup PATH) [--min-present N] "
+			"[--rate MiB/s] [--after-migration] [--json]",
+		.help = HELP_PID
+			"  --cgroup PATH   every process of a cgroup v2 directory\n"
+			"  --min-present N collapse a 2 MiB range only if N of its 512\n"
+			"                  pages hold data (default 502: RSS grows <= 2 %)\n"
+			"  --rate MiB/s    collapse at most this much per second\n"
+			"  --after-migration\n"
+			"                  first wait until no memory is registered with\n"
+			"                  userfaultfd (a postcopy migration has ended)\n"
+			HELP_JSON,
+	}, {
 		.name = "load", .fn = cmd_load,
 		.summary = "load the module (installed, or from a file)",
 		.usage = "[--default MODE] [--path FILE.ko]",

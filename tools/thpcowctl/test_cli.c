@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "collapse.h"
 #include "conf.h"
 #include "json.h"
 #include "output.h"
@@ -688,6 +689,75 @@ static int test_sh(const void *arg)
 	return expect_str("output", out, c->want);
 }
 
+/* --- collapse: smaps and pagemap --------------------------------------- */
+
+#define SMAPS_VMA(range, perms, dev, inode, name, flags)			\
+	range " " perms " 00000000 " dev " " inode "  " name "\n"		\
+	"Size:               2048 kB\nAnonHugePages:         0 kB\n"		\
+	"FilePmdMapped:         0 kB\nVmFlags: " flags "\n"
+
+/* Which mappings collapse looks at, and their flags. */
+static int test_smaps(const void *arg)
+{
+	static const char text[] =
+		SMAPS_VMA("00400000-00600000", "r-xp", "fd:01", "123", "/bin/x", "rd ex")
+		SMAPS_VMA("7f0000000000-7f0000a00000", "rw-p", "00:00", "0", "", "rd wr hg")
+		SMAPS_VMA("7f0000a00000-7f0000e00000", "rw-p", "00:00", "0", "", "rd wr um nh")
+		SMAPS_VMA("7f0000e00000-7f0001000000", "rw-s", "00:01", "9", "/dev/zero (deleted)", "rd wr sh")
+		SMAPS_VMA("7f0001000000-7f0001200000", "rw-p", "00:00", "0", "[heap]", "rd wr io")
+		SMAPS_VMA("7ffff7ffd000-7ffff7fff000", "r--p", "00:00", "0", "[vvar]", "rd pf");
+	static const char want[] =
+		"00400000-00600000 anon=0 uffd=0 nh=0 special=0 ranges=1\n"
+		"7f0000000000-7f0000a00000 anon=1 uffd=0 nh=0 special=0 ranges=5\n"
+		"7f0000a00000-7f0000e00000 anon=1 uffd=1 nh=1 special=0 ranges=2\n"
+		"7f0000e00000-7f0001000000 anon=0 uffd=0 nh=0 special=0 ranges=1\n"
+		"7f0001000000-7f0001200000 anon=1 uffd=0 nh=0 special=1 ranges=1\n"
+		"7ffff7ffd000-7ffff7fff000 anon=0 uffd=0 nh=0 special=1 ranges=0\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	char *got = NULL;
+	struct vma v;
+	int ret;
+
+	(void)arg;
+	CAPTURE(got, out, while (smaps_next(f, &v) > 0)
+		fprintf(out, "%08lx-%08lx anon=%d uffd=%d nh=%d special=%d ranges=%lu\n",
+			v.start, v.end, v.anon_private, v.uffd, v.nohugepage,
+			v.special, range_end(&v) > range_first(&v) ?
+			(range_end(&v) - range_first(&v)) / HPAGE_SIZE : 0));
+	fclose(f);
+	ret = expect_str("vmas", got, want);
+	free(got);
+	return ret;
+}
+
+/* Data pages, the zero page, and aligned runs of 512 frames. */
+static int test_range_scan(const void *arg)
+{
+	static uint64_t pm[HPAGE_PTES];
+	struct range_scan s;
+	unsigned int i;
+
+	(void)arg;
+	for (i = 0; i < HPAGE_PTES; i++)
+		pm[i] = PM_PRESENT | (1024 + i);
+	range_scan(pm, 7, &s);
+	if (s.data != 512 || !s.aligned_run || s.pfn0 != 1024)
+		return fail("a THP: data %u run %d", s.data, s.aligned_run);
+	pm[3] = PM_PRESENT | 7;		/* the zero page */
+	pm[4] = PM_SWAP | 1028;		/* swapped out: not present */
+	pm[5] = 0;
+	range_scan(pm, 7, &s);
+	if (s.data != 509 || s.present != 510 || s.aligned_run)
+		return fail("4 KiB pages: data %u present %u run %d", s.data,
+			    s.present, s.aligned_run);
+	for (i = 0; i < HPAGE_PTES; i++)
+		pm[i] = PM_PRESENT | (1025 + i);	/* contiguous, unaligned */
+	range_scan(pm, 7, &s);
+	if (s.aligned_run)
+		return fail("an unaligned run taken for a THP");
+	return PASS;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 struct test {
@@ -1223,6 +1293,28 @@ static const struct test tests[] = {
 	 * a usage error, or a header printed before it */
 	CLI_UNLOADED("cli: trace without the module, exit 1", 1, NULL,
 		     "thpcowctl: trace: ", "trace", "--count", "1"),
+	/* collapse: one process or one cgroup, not both, not neither */
+	CLI("cli: collapse without a scope, exit 2", 2, NULL,
+	    "thpcowctl: collapse: one of --pid or --cgroup is required", "collapse"),
+	CLI("cli: collapse --pid with --cgroup, exit 2", 2, NULL,
+	    "--pid and --cgroup are mutually exclusive", "collapse", "--pid",
+	    "1", "--cgroup", "a"),
+	/* --rate 0 taken as "no bound", or as a stall */
+	CLI("cli: collapse --rate 0, exit 2", 2, NULL, "invalid MiB/s '0'",
+	    "collapse", "--pid", "1", "--rate", "0"),
+	/* --min-present above 512 never collapsing anything */
+	CLI("cli: collapse --min-present 513, exit 2", 2, NULL,
+	    "invalid page count '513': out of range", "collapse", "--pid", "1",
+	    "--min-present", "513"),
+	CLI("cli: collapse --pid 0, exit 2", 2, NULL, "invalid PID '0'",
+	    "collapse", "--pid", "0"),
+	CLI("cli: collapse with an argument, exit 2", 2, NULL,
+	    "unexpected argument 'now'", "collapse", "--pid", "1", "now"),
+	{ "collapse: smaps mappings and flags", test_smaps, NULL },
+	{ "collapse: pagemap ranges", test_range_scan, NULL },
+	SH("completion: collapse's options", BASH_COMPLETION,
+	   COMPLETE("collapse --") REPLY,
+	   "--pid --cgroup --min-present --rate --after-migration --json --help\n"),
 	/* a missing rules file reported as something else */
 	CLI("cli: apply of a missing file, exit 1", 1, NULL,
 	    "thpcowctl: /nonexistent/thpcow.conf: No such file or directory\n",

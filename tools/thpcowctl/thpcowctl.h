@@ -82,5 +82,6 @@ int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);
 int cmd_trace(const struct verb *v, int argc, char *argv[]);
 int cmd_apply(const struct verb *v, int argc, char *argv[]);
+int cmd_collapse(const struct verb *v, int argc, char *argv[]);
 
 #endif /* THPCOWCTL_H */

@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317 # the cases are called through tap_run
+# thpcowctl collapse, run inside a 6.1 or 6.12 guest (tests/vm/collapse.t):
+# memory made of 4 KiB pages (tests/prog/thpmix: written under
+# MADV_NOHUGEPAGE, zero-page PTEs in part of it, then MADV_HUGEPAGE) gets
+# THPs back in exactly the ranges with enough data, its bytes unchanged and
+# RSS grown by what the holes held; a userfaultfd range, a process that
+# exits mid-way and bad arguments each get what thpcowctl(8) says. With
+# COLLAPSE_ONLY_UNSUPPORTED=1 (5.10) only the documented refusal is checked.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$here/../lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/guest.sh
+source "$here/../lib/guest.sh"
+
+mix=$guest_repo/tests/prog/thpmix
+mixpid=
+
+# khugepaged would collapse thpmix's ranges itself as soon as they are
+# MADV_HUGEPAGE (it wakes when a process first becomes eligible), so the
+# cases run with THPs off: that stops khugepaged, and MADV_COLLAPSE does
+# not depend on the setting.
+thp_enabled=/sys/kernel/mm/transparent_hugepage/enabled
+thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp_enabled")
+echo never >"$thp_enabled"
+
+# mix_start NAME ARGS...: thpmix in the background, its output in
+# $out/NAME; waits for "ready" and sets mixpid.
+mix_start() {
+	local name=$1 i
+	shift
+	"$mix" "$@" >"$out/$name" 2>&1 &
+	mixpid=$!
+	# shellcheck disable=SC2064 # this one
+	trap "kill -KILL $mixpid 2>/dev/null || true" EXIT
+	for ((i = 0; i < 600; i++)); do
+		grep -qx ready "$out/$name" && return 0
+		kill -0 "$mixpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "thpmix $* did not get ready:"
+	cat "$out/$name"
+	return 1
+}
+
+# mix_end NAME: SIGUSR1, wait for its check; fails if the data changed.
+mix_end() {
+	kill -USR1 "$mixpid"
+	wait "$mixpid" || {
+		cat "$out/$1"
+		return 1
+	}
+	check_eq "$(val "$1" verify)" ok "data after collapse"
+}
+
+jval() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): d = d[k]
+print(json.dumps(d) if isinstance(d, (dict, bool)) else d)' "$out/$1" "$2"; }
+
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
+
+# The layout of the main cases: 8 ranges per cycle, with 512, 502 (the
+# default threshold), 501, 300 and 0 data pages, zero-page PTEs in some.
+pattern=512,502/10,501/11,300/200,0/512,0,512/0,100
+size=64 # MiB: 32 ranges, 4 cycles
+# by threshold: which ranges (per cycle) are collapsed
+map_default=HH....H.
+map_300=HHHH..H.
+holes_default=$((4 * 10 * 4)) # kB the collapsed ranges lacked: 4 x 10 pages
+holes_300=$((4 * (10 + 11 + 212) * 4))
+
+# collapse_check NAME MAP HOLES_KB ARGS...: collapse thpmix's pid with ARGS,
+# then the THP map, the counts, the RSS and the data are as predicted.
+collapse_check() {
+	local name=$1 map=$2 holes=$3 before after want_n
+	shift 3
+	mix_start "$name" --size "$size" --pattern "$pattern"
+	before=$(rss_kb "$mixpid")
+	"$ctl" collapse --pid "$mixpid" "$@" --json >"$out/$name.json"
+	after=$(rss_kb "$mixpid")
+	mix_end "$name"
+	check_eq "$(val "$name" thp_map)" "$map$map$map$map" "THP map"
+	want_n=$(tr -cd H <<<"$map$map$map$map" | wc -c)
+	check_eq "$(jval "$name.json" collapsed)" "$want_n" "collapsed"
+	check_eq "$(jval "$name.json" failed)" "{}" "failed"
+	check_eq "$(val "$name" anon_huge_kb)" $((want_n * 2048)) "AnonHugePages kB"
+	# RSS: what the holes held, give or take the program's own pages
+	echo "RSS $before kB -> $after kB, holes $holes kB"
+	((after - before >= holes - 64 && after - before <= holes + 256)) || {
+		echo "RSS grew by $((after - before)) kB, want about $holes"
+		return 1
+	}
+	check_eq "$(jval "$name.json" rss_before_kb)" "$before" "rss_before_kb"
+}
+
+by_pid_default() {
+	collapse_check pid "$map_default" "$holes_default"
+	check_eq "$(jval pid.json skipped.thp)" 0 "skipped THPs"
+	check_eq "$(jval pid.json min_present)" 502 "default threshold"
+}
+
+by_pid_threshold() {
+	collapse_check pid300 "$map_300" "$holes_300" --min-present 300
+}
+
+by_cgroup() {
+	cg_make collapse
+	mix_start cg --size "$size" --pattern "$pattern"
+	echo "$mixpid" >"$cg/thpcow-test/collapse/cgroup.procs"
+	"$ctl" collapse --cgroup thpcow-test/collapse --json >"$out/cg.json"
+	mix_end cg
+	check_eq "$(val cg thp_map)" "$map_default$map_default$map_default$map_default" "THP map"
+	check_eq "$(jval cg.json processes)" 1 "processes"
+	check_eq "$(jval cg.json collapsed)" 12 "collapsed"
+}
+
+# Run again, nothing is left to do: the THPs are counted as such.
+second_run_is_noop() {
+	mix_start again --size 16 --pattern 512
+	"$ctl" collapse --pid "$mixpid" --json >"$out/1.json"
+	"$ctl" collapse --pid "$mixpid" --json >"$out/2.json"
+	mix_end again
+	check_eq "$(jval 1.json collapsed)" 8 "first run"
+	check_eq "$(jval 2.json collapsed)" 0 "second run"
+	check_eq "$(jval 2.json skipped.thp)" 8 "second run: THPs"
+}
+
+uffd_range_skipped() {
+	mix_start uffd --size 16 --pattern 512 --uffd 16
+	"$ctl" collapse --pid "$mixpid" --json >"$out/uffd.json"
+	mix_end uffd
+	check_eq "$(val uffd thp_map)" HHHHHHHH "THP map"
+	check_eq "$(val uffd uffd_thp_map)" ........ "THP map under uffd"
+	check_eq "$(jval uffd.json skipped.uffd)" 8 "skipped under uffd"
+}
+
+# kill_during NAME SECONDS ARGS...: collapse thpmix with ARGS, kill thpmix
+# after SECONDS (collapse still running then): status 1, "exited".
+kill_during() {
+	local name=$1 secs=$2 ctlpid rc=0
+	shift 2
+	"$ctl" collapse --pid "$mixpid" "$@" --json >"$out/$name.json" 2>"$out/$name.err" &
+	ctlpid=$!
+	sleep "$secs"
+	kill -0 "$ctlpid" || {
+		cat "$out/$name.err"
+		echo "collapse $* ended before the process did"
+		return 1
+	}
+	kill -KILL "$mixpid"
+	wait "$ctlpid" || rc=$?
+	wait "$mixpid" || true
+	check_eq "$rc" 1 "exit status"
+	check_eq "$(cat "$out/$name.err")" "thpcowctl: collapse: pid $mixpid exited" "stderr"
+}
+
+# --after-migration waits while uffd covers memory, then gives up with an
+# error when the process goes.
+after_migration_waits() {
+	mix_start wait --size 16 --pattern 512 --uffd 16
+	kill_during wait 3 --after-migration
+}
+
+# A process gone mid-way: an error, the summary of what was done.
+exits_midway() {
+	mix_start exit --size 128 --pattern 512
+	kill_during exit 2 --rate 4
+	check_eq "$(jval exit.json exited)" 1 "exited"
+	local n
+	n=$(jval exit.json collapsed)
+	((n > 0 && n < 64)) || {
+		echo "collapsed $n ranges of 64 before the exit"
+		return 1
+	}
+}
+
+# --rate 4: 16 MiB takes about 4 s, never less than 3.
+rate_bounds() {
+	mix_start rate --size 16 --pattern 512
+	"$ctl" collapse --pid "$mixpid" --rate 4 --json >"$out/rate.json"
+	mix_end rate
+	check_eq "$(jval rate.json collapsed)" 8 "collapsed"
+	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["seconds"]
+sys.exit(0 if s >= 3.4 else print("took", s, "s for 16 MiB at 4 MiB/s") or 1)' "$out/rate.json"
+}
+
+# SIGINT stops between ranges: exit 130 and a summary.
+interrupted() {
+	mix_start int --size 64 --pattern 512
+	"$ctl" collapse --pid "$mixpid" --rate 2 --json >"$out/int.json" &
+	local ctlpid=$! rc=0
+	sleep 2
+	kill -INT "$ctlpid"
+	wait "$ctlpid" || rc=$?
+	mix_end int
+	check_eq "$rc" 130 "exit status"
+	check_eq "$(jval int.json interrupted)" true "interrupted"
+	local n
+	n=$(jval int.json collapsed)
+	check_eq "$(tr -cd H <<<"$(val int thp_map)" | wc -c)" "$n" "THPs as counted"
+}
+
+# expect_error STATUS STDERR ARGS...: thpcowctl ARGS fails so, prints
+# nothing (run as root, or as as_user says).
+as_user=(env)
+expect_error() {
+	local want=$1 err=$2 rc=0
+	shift 2
+	"${as_user[@]}" "$ctl" "$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
+	[[ $rc == "$want" ]] || cat "$out/stderr"
+	check_eq "$rc" "$want" "exit status of $*"
+	check_eq "$(head -n 1 "$out/stderr")" "$err" "stderr of $*"
+	check_eq "$(cat "$out/stdout")" "" "stdout of $*"
+}
+
+bad_arguments() {
+	expect_error 1 "thpcowctl: collapse: no such process: 999999" collapse --pid 999999
+	local kthread=2 # kthreadd
+	check_eq "$(cat "/proc/$kthread/comm")" kthreadd "pid 2"
+	expect_error 1 "thpcowctl: collapse: pid $kthread is a kernel thread: it has no user memory" \
+		collapse --pid "$kthread"
+	expect_error 2 "thpcowctl: collapse: invalid MiB/s '0': not a positive decimal number" \
+		collapse --pid 1 --rate 0
+	expect_error 2 "thpcowctl: collapse: invalid page count '0': not a positive decimal number" \
+		collapse --pid 1 --min-present 0
+	expect_error 1 "thpcowctl: collapse: cgroup /thpcow-no-such: cannot read $cg/thpcow-no-such/cgroup.procs: No such file or directory" \
+		collapse --cgroup thpcow-no-such
+}
+
+# Another user's process: its memory map is not ours to read; and our own
+# process without CAP_SYS_ADMIN: page frames are hidden.
+no_permission() {
+	mix_start perm --size 4 --pattern 512
+	local as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	expect_error 1 "thpcowctl: collapse: pid $mixpid: cannot read /proc/$mixpid/pagemap: Permission denied" \
+		collapse --pid "$mixpid"
+	mix_end perm
+	check_eq "$(val perm thp_map)" .. "THP map"
+}
+
+# 5.10: the documented refusal, nothing changed.
+unsupported_kernel() {
+	mix_start old --size 4 --pattern 512
+	expect_error 1 "thpcowctl: collapse: kernel $(uname -r) has no MADV_COLLAPSE (Linux 6.1 and later collapse another process's memory with process_madvise); nothing was changed" \
+		collapse --pid "$mixpid"
+	mix_end old
+	check_eq "$(val old thp_map)" .. "THP map"
+}
+
+if [[ ${COLLAPSE_ONLY_UNSUPPORTED:-0} == 1 ]]; then
+	cases=(
+		unsupported_kernel  # no MADV_COLLAPSE: the documented error
+	)
+else
+	cases=(
+		by_pid_default      # default threshold: ranges with >= 502 data pages
+		by_pid_threshold    # --min-present 300: more ranges, RSS as predicted
+		by_cgroup           # every process of a cgroup
+		second_run_is_noop  # THPs are left alone and counted
+		uffd_range_skipped  # a userfaultfd range is skipped and counted
+		after_migration_waits # waits while uffd is registered; the process exits
+		exits_midway        # the process exits mid-way: error and summary
+		rate_bounds         # --rate bounds the bandwidth
+		interrupted         # SIGINT stops between ranges, status 130
+		bad_arguments       # no such pid, kernel thread, rate 0, no cgroup
+		no_permission       # another user's process
+	)
+fi
+tap_run "${cases[@]}"
+rc=$?
+echo "$thp_was" >"$thp_enabled"
+guest_done "$rc"

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpmix: memory made of 4 KiB pages for thpcowctl collapse to work on, the
+ * way a postcopy migration leaves guest RAM. A region of 2 MiB ranges is
+ * written under MADV_NOHUGEPAGE, range k getting the k-th (cycling) entry
+ * of --pattern: W pages of data, then Z pages only read (zero-page PTEs),
+ * the rest untouched; then MADV_HUGEPAGE. --uffd adds a second region, all
+ * data, registered with userfaultfd afterwards. It prints "ready" and
+ * waits; on SIGUSR1 it checks every byte and reports which ranges are THPs
+ * (pagemap and kpageflags: run as root), then exits.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "prog.h"
+
+#define PAGE		4096UL
+#define HPAGE		(2UL << 20)
+#define PTES		512
+#define MAX_PATTERN	64
+
+static unsigned int pat_w[MAX_PATTERN], pat_z[MAX_PATTERN], pat_n;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: thpmix [--size MiB] [--pattern W[/Z],...] [--uffd MiB]\n"
+"\n"
+"  --size MiB        the region (default 64), 2 MiB aligned\n"
+"  --pattern LIST    per 2 MiB range, cycling: W pages written, then Z\n"
+"                    pages read (default 512)\n"
+"  --uffd MiB        a second region, all data, under userfaultfd (0)\n"
+"\n"
+"Prints region=, uffd_region=, ready; on SIGUSR1: verify=ok|fail,\n"
+"thp_map= (H: a THP, .: not, per range), anon_huge_kb=.\n");
+}
+
+/* The byte at offset off of a written page: never 0. */
+static uint8_t pattern_byte(size_t off)
+{
+	return (uint8_t)((off >> 12) * 131 + (off & (PAGE - 1)) * 7) | 1;
+}
+
+static uint8_t *map_aligned(size_t size)
+{
+	uint8_t *p = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die(1, "mmap: %s", strerror(errno));
+	return (uint8_t *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
+}
+
+static void parse_pattern(char *s)
+{
+	char *tok, *save;
+
+	pat_n = 0;
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *slash = strchr(tok, '/');
+
+		if (pat_n == MAX_PATTERN)
+			die(EXIT_USAGE, "--pattern: more than %d entries", MAX_PATTERN);
+		if (slash)
+			*slash = '\0';
+		pat_w[pat_n] = number_arg("--pattern", tok, 0, PTES);
+		pat_z[pat_n] = slash ? number_arg("--pattern", slash + 1, 0,
+						  PTES - pat_w[pat_n]) : 0;
+		pat_n++;
+	}
+	if (!pat_n)
+		die(EXIT_USAGE, "--pattern: empty");
+}
+
+static void fill(uint8_t *base, size_t size)
+{
+	volatile uint8_t sink = 0;
+	size_t r, i, off;
+
+	for (r = 0; r < size / HPAGE; r++) {
+		unsigned int w = pat_w[r % pat_n], z = pat_z[r % pat_n];
+
+		for (i = 0; i < w * PAGE; i++) {
+			off = r * HPAGE + i;
+			base[off] = pattern_byte(off);
+		}
+		for (i = w; i < w + z; i++)
+			sink += base[r * HPAGE + i * PAGE];
+	}
+	(void)sink;
+}
+
+static bool verify(const uint8_t *base, size_t size, bool all_data)
+{
+	size_t r, i, off;
+
+	for (r = 0; r < size / HPAGE; r++) {
+		size_t w = all_data ? PTES : pat_w[r % pat_n];
+
+		for (i = 0; i < HPAGE; i++) {
+			off = r * HPAGE + i;
+			if (base[off] != (i < w * PAGE ? pattern_byte(off) : 0)) {
+				printf("mismatch=0x%zx\n", off);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* One character per range: H when it is mapped by one aligned THP. */
+static void thp_map(const uint8_t *base, size_t size)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY), kpf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t e[PTES], flags, pfn0;
+	size_t r, i;
+	bool thp;
+
+	if (pm < 0 || kpf < 0)
+		die(1, "pagemap, kpageflags: %s", strerror(errno));
+	fputs("thp_map=", stdout);
+	for (r = 0; r < size / HPAGE; r++) {
+		if (pread(pm, e, sizeof(e), ((uintptr_t)base + r * HPAGE) / PAGE * 8) !=
+		    sizeof(e))
+			die(1, "pagemap: %s", strerror(errno));
+		pfn0 = e[0] & ((1ULL << 55) - 1);
+		thp = pfn0 % PTES == 0;
+		for (i = 0; i < PTES; i++)
+			thp &= (e[i] >> 63) && (e[i] & ((1ULL << 55) - 1)) == pfn0 + i;
+		if (thp && pread(kpf, &flags, 8, pfn0 * 8) == 8)
+			thp = (flags >> 22 & 1) && !(flags >> 24 & 1);
+		putchar(thp ? 'H' : '.');
+	}
+	putchar('\n');
+	close(pm);
+	close(kpf);
+}
+
+static uint64_t anon_huge_kb(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[256], perms[5];
+	unsigned long start, end;
+	uint64_t v = 0;
+	bool in = false;
+
+	if (!f)
+		die(1, "smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3)
+			in = start <= (uintptr_t)addr && (uintptr_t)addr < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu", &start) == 1)
+			v = start;
+	}
+	fclose(f);
+	return v;
+}
+
+static void register_uffd(uint8_t *p, size_t size)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)p, .len = size },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg))
+		die(1, "userfaultfd: %s", strerror(errno));
+	/* kept open: the registration lasts as long as the process */
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "uffd", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	size_t size = 64 * (1UL << 20), usize = 0;
+	char def[] = "512";
+	uint8_t *region, *uregion = NULL;
+	sigset_t set;
+	bool ok;
+	int opt, sig;
+
+	parse_pattern(def);
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			size = number_arg("--size", optarg, 2, 1 << 20) << 20;
+			break;
+		case 'p':
+			parse_pattern(optarg);
+			break;
+		case 'u':
+			usize = number_arg("--uffd", optarg, 0, 1 << 20) << 20;
+			break;
+		default:
+			usage_exit(usage, opt == 'h');
+		}
+	}
+	no_operands(argc, argv, optind);
+	if (size % HPAGE || usize % HPAGE)
+		die(EXIT_USAGE, "sizes must be multiples of 2 MiB");
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	region = map_aligned(size);
+	if (madvise(region, size, MADV_NOHUGEPAGE))
+		die(1, "madvise: %s", strerror(errno));
+	fill(region, size);
+	if (madvise(region, size, MADV_HUGEPAGE))
+		die(1, "madvise: %s", strerror(errno));
+	printf("region=0x%lx\n", (unsigned long)(uintptr_t)region);
+	if (usize) {
+		uregion = map_aligned(usize);
+		madvise(uregion, usize, MADV_NOHUGEPAGE);
+		for (size_t off = 0; off < usize; off++)
+			uregion[off] = pattern_byte(off);
+		madvise(uregion, usize, MADV_HUGEPAGE);
+		register_uffd(uregion, usize);
+		printf("uffd_region=0x%lx\n", (unsigned long)(uintptr_t)uregion);
+	}
+	printf("ready\n");
+	fflush(stdout);
+
+	sigwait(&set, &sig);
+	ok = verify(region, size, false);
+	if (uregion)
+		ok &= verify(uregion, usize, true);
+	printf("verify=%s\n", ok ? "ok" : "fail");
+	thp_map(region, size);
+	if (uregion) {
+		fputs("uffd_", stdout);
+		thp_map(uregion, usize);
+	}
+	printf("anon_huge_kb=%lu\n", (unsigned long)anon_huge_kb(region));
+	return ok ? 0 : 1;
+}

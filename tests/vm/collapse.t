@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tests/vm/collapse.t: thpcowctl collapse (tests/guest/collapse.sh) in a
+# guest booting Debian's 6.1 kernel with thpcow loaded and in one booting
+# 6.12 without it (collapse needs no module), and on 5.10, which has no
+# MADV_COLLAPSE, its documented error.
+set -uo pipefail
+tests=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/vm.sh
+source "$tests/lib/vm.sh"
+
+# collapse_on SERIES [RUN-OPTION...]: collapse.sh passes there.
+collapse_on() {
+	local series=$1
+	shift
+	vm_run --kernel "$series" "$@" --timeout 900 -- tests/guest/collapse.sh
+	grep -E '^(not ok|ok .*# SKIP|# Totals)' <<<"$vm_stdout" || true
+	[[ $vm_rc == 0 ]] || grep '^#' <<<"$vm_stdout" | tail -n 30
+	vm_expect_rc 0
+}
+
+collapse_6_1() { collapse_on 6.1; }
+collapse_6_12() { collapse_on 6.12 --no-module; }
+unsupported_5_10() {
+	vm_run --kernel 5.10 --no-module --timeout 300 -- \
+		env COLLAPSE_ONLY_UNSUPPORTED=1 tests/guest/collapse.sh
+	grep -E '^(not ok|# Totals)' <<<"$vm_stdout" || true
+	[[ $vm_rc == 0 ]] || grep '^#' <<<"$vm_stdout" | tail -n 30
+	vm_expect_rc 0
+}
+
+cd "$repo" || exit 1
+cases=(
+	collapse_6_1     # bookworm's 6.1, thpcow loaded: every collapse case
+	collapse_6_12    # trixie's 6.12: the same
+	unsupported_5_10 # bullseye's 5.10: "has no MADV_COLLAPSE", nothing changed
+)
+tap_run "${cases[@]}"

@@ -5,7 +5,8 @@
 # failed, 2: the command line was wrong). The last case unloads and loads
 # the module and leaves it loaded with the global mode kernel.
 # THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
-# THPCOW_KO the module file that was loaded (default: module/thpcow.ko).
+# THPCOW_KO the module file that was loaded (default: the one tests/vm/run
+# loaded, else module/thpcow.ko).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -14,7 +15,7 @@ source "$repo/tests/lib/tap.sh"
 
 ctl=${THPCOW_CTL:-$repo/tools/thpcowctl/thpcowctl}
 wrf=$repo/tests/prog/wrf
-ko=${THPCOW_KO:-$repo/module/thpcow.ko}
+ko=${THPCOW_KO:-${THPCOW_VM_MODULE:-$repo/module/thpcow.ko}}
 uapi=$repo/include/uapi/thpcow.h
 kernel=$(uname -r)
 version=$(sed -n 's/^#define THPCOW_VERSION\t*"\(.*\)"$/\1/p' "$uapi")

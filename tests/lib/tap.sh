@@ -17,7 +17,8 @@
 # to the TAP stream as `# ` diagnostics. tap_run prints `TAP version 13`, the
 # plan, one `ok`/`not ok` line per case and `# Totals: pass:N fail:N skip:N`,
 # then exits 1 if any case failed, else 0. TAP_ONLY='case ...' in the
-# environment runs only those cases (the others are skipped).
+# environment runs only those cases (the others are skipped); TAP_SKIP='case
+# ...' skips those.
 
 tap_skip_file=''
 
@@ -51,6 +52,11 @@ tap_run() {
 		n=$((n + 1))
 		if [[ -n ${TAP_ONLY:-} && " $TAP_ONLY " != *" $c "* ]]; then
 			echo "ok $n $c # SKIP not in TAP_ONLY"
+			skipped=$((skipped + 1))
+			continue
+		fi
+		if [[ " ${TAP_SKIP:-} " == *" $c "* ]]; then
+			echo "ok $n $c # SKIP in TAP_SKIP"
 			skipped=$((skipped + 1))
 			continue
 		fi

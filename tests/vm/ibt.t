@@ -47,7 +47,7 @@ assumed() {
 	check_eq "$(stat ibt_enforced)" 1 "ibt_enforced"
 	direct=$(stat direct_calls) sites=$(stat call_sites)
 	echo "$direct functions called directly, $sites call sites checked, $(stat sealed_endbr) sealed"
-	((direct >= 18 && sites >= direct)) || { echo "too few direct calls or sites"; return 1; }
+	((direct > 0 && sites >= direct)) || { echo "no direct calls, or fewer call sites than functions"; return 1; }
 	case $sealed in
 	none) check_eq "$(stat sealed_endbr)" 0 "sealed_endbr (a kernel built without IBT)" ;;
 	some) (($(stat sealed_endbr) > 0)) || { echo "no sealed ENDBR64 on an IBT-built kernel?"; return 1; } ;;
@@ -57,7 +57,10 @@ assumed() {
 	check_eq "$(tail -n 1 <<<"$vm_stdout")" "suites: 0" "the suites' exit status"
 }
 
-suites='tests/guest/cli.sh && THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
+# cli.sh's stats case times 1 s intervals of `stats --watch` while a
+# workload runs: with one TCG thread for all vCPUs (6.12, 7.x) the guest
+# oversleeps them; cli.t runs it on 6.1.
+suites='TAP_SKIP=stats tests/guest/cli.sh && THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
 loads_5_10() { assumed 5.10 none; }
 loads_6_1() { assumed 6.1 none; }
 suites_6_12() { assumed 6.12 some "$suites"; }

@@ -221,9 +221,9 @@ static bool thpcow_rule_stale(struct thpcow_rule *rule)
 }
 
 /*
- * Drop rules whose process is gone or whose cgroup was removed. The exit
- * tracepoint normally does this for processes; this catches what it could
- * not see (a process that died between the tracepoint and a set).
+ * Drop rules whose cgroup was removed (nothing tells the module), and
+ * rules of processes that are gone, which the exit probe and
+ * thpcow_rule_link_live() never leave behind.
  */
 static void thpcow_policy_reap(void)
 {
@@ -257,9 +257,32 @@ static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
 }
 
 /*
- * Insert or update the rule for @key. On success the table owns the
- * reference on @key that the caller passed in (or it was dropped because a
- * rule for @key already existed).
+ * Link @rule for @task's process, unless the process is past its exit.
+ * The exit probe runs after signal->live has dropped to zero and looks for
+ * the process's rule only when it sees a pid rule counted. The rule and the
+ * count are published before live is read here, and the full barriers on
+ * both sides (here, and the atomic_dec_and_test() in do_exit()) make sure
+ * that either the probe sees them or this sees live at zero and takes the
+ * rule back: no rule outlives its process. Returns false if taken back.
+ */
+static bool thpcow_rule_link_live(struct thpcow_rule *rule,
+				  struct task_struct *task)
+{
+	lockdep_assert_held(&thpcow_rules_lock);
+	thpcow_rule_link(rule);
+	/* pairs with atomic_dec_and_test(&signal->live) in do_exit() */
+	smp_mb__after_atomic();
+	if (atomic_read(&task->signal->live))
+		return true;
+	thpcow_rule_unlink(rule);
+	return false;
+}
+
+/*
+ * Insert or update the rule for @new->key, for @task's process when it is
+ * a pid rule. Consumes @new and the reference on its key: linked, or freed
+ * because a rule for the key already existed (which is updated) or the
+ * process is past its exit (-ESRCH).
  */
 static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 {
@@ -267,11 +290,6 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	int ret = 0;
 
 	spin_lock(&thpcow_rules_lock);
-	/*
-	 * The exit tracepoint runs after signal->live dropped to zero and
-	 * takes this lock: checking here means a rule is never added for a
-	 * process whose exit has already been seen.
-	 */
 	if (task && !atomic_read(&task->signal->live)) {
 		ret = -ESRCH;
 		goto out;
@@ -280,12 +298,17 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	if (old) {
 		WRITE_ONCE(old->mode, new->mode);
 		thpcow_rule_set_flags(old, new->flags);
-		ret = 1;
-	} else {
+	} else if (!task) {
 		thpcow_rule_link(new);
+		new = NULL;
+	} else {
+		ret = thpcow_rule_link_live(new, task) ? 0 : -ESRCH;
+		new = NULL;
 	}
 out:
 	spin_unlock(&thpcow_rules_lock);
+	if (new)
+		thpcow_rule_free(&new->rcu);
 	return ret;
 }
 
@@ -359,11 +382,7 @@ static int thpcow_policy_set_pid(const struct thpcow_policy *req)
 	}
 	ret = thpcow_rule_upsert(rule, task);
 	put_task_struct(task);
-	if (ret) {
-		put_pid(rule->pid);
-		kfree(rule);
-	}
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 static int thpcow_policy_set_cgroup(const struct thpcow_policy *req)
@@ -379,11 +398,7 @@ static int thpcow_policy_set_cgroup(const struct thpcow_policy *req)
 		cgroup_put(cgrp);
 		return -ENOMEM;
 	}
-	if (thpcow_rule_upsert(rule, NULL)) {
-		cgroup_put(cgrp);
-		kfree(rule);
-	}
-	return 0;
+	return thpcow_rule_upsert(rule, NULL);
 }
 
 /* Checks the request's fields for its scope; mode only where @with_mode. */
@@ -638,12 +653,16 @@ static void thpcow_on_fork(void *data, struct task_struct *parent,
 		thpcow_count(THPCOW_STAT_INHERIT_FAILED);
 		goto out;
 	}
-	thpcow_rule_link(rule);
+	thpcow_rule_link_live(rule, child);
 out:
 	spin_unlock(&thpcow_rules_lock);
 }
 
-/* The last thread of a process with a rule is exiting: drop the rule. */
+/*
+ * The last thread of a process with a rule is exiting: drop the rule. The
+ * unlocked checks pair with thpcow_rule_link_live(): live was decremented
+ * with a full barrier before they read.
+ */
 static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 {
 	struct thpcow_rule *rule;

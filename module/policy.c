@@ -12,8 +12,10 @@
  * Readers walk the table under thpcow_srcu (the fault handler holds it for
  * its whole run, so a rule it found stays valid while it allocates and
  * clears a THP); writers take thpcow_rules_lock, a spinlock because the
- * fork and exit tracepoints change the table from atomic context. Freed
- * rules go through call_srcu(). The fault path takes no lock and allocates
+ * fork and exit tracepoints change the table from atomic context. Those
+ * probes run for every fork and exit on the machine and look up under
+ * SRCU too, taking the lock only to link or unlink. Freed rules go through
+ * call_srcu(). The fault path takes no lock and allocates
  * nothing; with no rules at all it reads two counters and the global mode.
  *
  * This file is the store only: rules, the lookup, and their lifetime. The
@@ -459,46 +461,78 @@ int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 	return ret;
 }
 
-/* A process whose policy has THPCOW_POLICY_CHILDREN passes it to its fork. */
-static void thpcow_on_fork(void *data, struct task_struct *parent,
-			   struct task_struct *child)
+/*
+ * Has @task's process a rule? Its mode and flags in *@mode and *@flags.
+ * Without the lock: a probe that sees the rule takes the lock to act.
+ */
+static bool thpcow_task_has_rule(struct task_struct *task, u32 *mode,
+				 u32 *flags)
 {
-	struct thpcow_rule *prule, *rule;
+	struct thpcow_rule *rule;
+	int idx;
 
-	if (!atomic_read(&thpcow_nr_inherit_rules) ||
-	    !thread_group_leader(child))
-		return;
-
-	spin_lock(&thpcow_rules_lock);
-	prule = thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(parent));
-	if (!prule || !(prule->flags & THPCOW_POLICY_CHILDREN) ||
-	    !atomic_read(&child->signal->live) ||
-	    thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child)))
-		goto out;
-	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_pid(task_tgid(child)),
-				 prule->mode, prule->flags,
-				 GFP_NOWAIT | __GFP_NOWARN);
-	if (!rule) {
-		put_pid(task_tgid(child));
-		thpcow_count(THPCOW_STAT_INHERIT_FAILED);
-		goto out;
+	idx = srcu_read_lock(&thpcow_srcu);
+	rule = thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(task));
+	if (rule) {
+		*mode = READ_ONCE(rule->mode);
+		*flags = READ_ONCE(rule->flags);
 	}
-	thpcow_rule_link_live(rule, child);
-out:
-	spin_unlock(&thpcow_rules_lock);
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return rule;
 }
 
 /*
- * The last thread of a process with a rule is exiting: drop the rule. The
- * unlocked checks pair with thpcow_rule_link_live(): live was decremented
- * with a full barrier before they read.
+ * A process whose policy has THPCOW_POLICY_CHILDREN passes it to its fork.
+ * Every fork on the machine comes here while one such rule exists: the
+ * parent's rule is looked up without the lock, which is taken only to
+ * link the child's.
+ */
+static void thpcow_on_fork(void *data, struct task_struct *parent,
+			   struct task_struct *child)
+{
+	struct thpcow_rule *rule;
+	u32 mode, flags;
+
+	if (!atomic_read(&thpcow_nr_inherit_rules) ||
+	    !thread_group_leader(child) ||
+	    !thpcow_task_has_rule(parent, &mode, &flags) ||
+	    !(flags & THPCOW_POLICY_CHILDREN))
+		return;
+
+	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_pid(task_tgid(child)),
+				 mode, flags, GFP_NOWAIT | __GFP_NOWARN);
+	if (!rule) {
+		put_pid(task_tgid(child));
+		thpcow_count(THPCOW_STAT_INHERIT_FAILED);
+		return;
+	}
+	spin_lock(&thpcow_rules_lock);
+	/* Not if the child has exited already, or a set gave it a rule. */
+	if (atomic_read(&child->signal->live) &&
+	    !thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child))) {
+		thpcow_rule_link_live(rule, child);
+		rule = NULL;
+	}
+	spin_unlock(&thpcow_rules_lock);
+	if (rule)
+		thpcow_rule_free(&rule->rcu);
+}
+
+/*
+ * The last thread of a process with a rule is exiting: drop the rule.
+ * Every process exit on the machine comes here while a pid rule exists:
+ * the rule is looked up without the lock, which is taken only to unlink
+ * it. The unlocked checks pair with thpcow_rule_link_live(): live was
+ * decremented with a full barrier before they read.
  */
 static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 {
 	struct thpcow_rule *rule;
+	u32 mode, flags;
 
 	if (!atomic_read(&thpcow_nr_pid_rules) ||
-	    atomic_read(&task->signal->live))
+	    atomic_read(&task->signal->live) ||
+	    !thpcow_task_has_rule(task, &mode, &flags))
 		return;
 
 	spin_lock(&thpcow_rules_lock);

@@ -164,42 +164,26 @@ static int thpcow_policy_check(const struct thpcow_policy *req, bool with_mode)
 	return with_mode ? thpcow_mode_check(req->mode) : 0;
 }
 
-static int thpcow_ioc_set(const struct thpcow_policy *req)
+/* THPCOW_IOC_SET (@set) or THPCOW_IOC_CLEAR. */
+static int thpcow_ioc_change(const struct thpcow_policy *req, bool set)
 {
 	void *target;
-	int ret = thpcow_policy_check(req, true);
+	int ret = thpcow_policy_check(req, set);
 
 	if (ret)
 		return ret;
 	if (req->scope == THPCOW_SCOPE_GLOBAL)
-		return thpcow_policy_set_global(req->mode);
+		return thpcow_policy_set_global(set ? req->mode :
+						      THPCOW_MODE_KERNEL);
 	target = thpcow_get_target(req);
 	if (IS_ERR(target))
 		return PTR_ERR(target);
 	if (req->scope == THPCOW_SCOPE_CGROUP)
-		ret = thpcow_policy_set_cgroup(target, req->mode, req->flags);
+		ret = set ? thpcow_policy_set_cgroup(target, req->mode, req->flags) :
+			    thpcow_policy_clear_cgroup(target);
 	else
-		ret = thpcow_policy_set_task(target, req->mode, req->flags);
-	thpcow_put_target(req, target);
-	return ret;
-}
-
-static int thpcow_ioc_clear(const struct thpcow_policy *req)
-{
-	void *target;
-	int ret = thpcow_policy_check(req, false);
-
-	if (ret)
-		return ret;
-	if (req->scope == THPCOW_SCOPE_GLOBAL)
-		return thpcow_policy_set_global(THPCOW_MODE_KERNEL);
-	target = thpcow_get_target(req);
-	if (IS_ERR(target))
-		return PTR_ERR(target);
-	if (req->scope == THPCOW_SCOPE_CGROUP)
-		ret = thpcow_policy_clear_cgroup(target);
-	else
-		ret = thpcow_policy_clear_task(target);
+		ret = set ? thpcow_policy_set_task(target, req->mode, req->flags) :
+			    thpcow_policy_clear_task(target);
 	thpcow_put_target(req, target);
 	return ret;
 }
@@ -350,9 +334,9 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		ret = thpcow_ioc_version(&k.version);
 		break;
 	case _IOC_NR(THPCOW_IOC_SET):
-		return thpcow_ioc_set(&k.policy);
+		return thpcow_ioc_change(&k.policy, true);
 	case _IOC_NR(THPCOW_IOC_CLEAR):
-		return thpcow_ioc_clear(&k.policy);
+		return thpcow_ioc_change(&k.policy, false);
 	case _IOC_NR(THPCOW_IOC_GET):
 		ret = thpcow_ioc_get(&k.policy);
 		break;

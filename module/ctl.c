@@ -13,9 +13,15 @@
 #include "thpcow.h"
 
 #include <linux/capability.h>
+#include <linux/cgroup.h>
+#include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/task.h>
 #include <linux/uaccess.h>
 
 /* Size agreement, bounds and copy-in of an ioctl argument into @karg. */
@@ -72,13 +78,217 @@ static int thpcow_ioc_version(struct thpcow_version *v)
 	return 0;
 }
 
+/*
+ * The process @nr (any of its threads) in the caller's pid namespace,
+ * referenced. User processes only: a kernel thread has no memory of its own.
+ */
+static struct task_struct *thpcow_get_process(pid_t nr)
+{
+	struct task_struct *task;
+
+	if (nr <= 0)
+		return ERR_PTR(-EINVAL);
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (!task)
+		task = ERR_PTR(-ESRCH);
+	else if (task->group_leader->flags & PF_KTHREAD)
+		task = ERR_PTR(-EINVAL);
+	else
+		task = get_task_struct(task->group_leader);
+	rcu_read_unlock();
+	return task;
+}
+
+/*
+ * The cgroup v2 directory open as @fd, referenced: -EBADF for a bad fd,
+ * -ENOTDIR for anything that is not a cgroup v2 directory.
+ */
+static struct cgroup *thpcow_get_cgroup(int fd)
+{
+	struct file *file = fget(fd);
+	struct cgroup *cgrp;
+	struct inode *inode;
+	bool ok;
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	inode = file_inode(file);
+	ok = S_ISDIR(inode->i_mode) &&
+	     inode->i_sb->s_magic == CGROUP2_SUPER_MAGIC;
+	fput(file);
+	if (!ok)
+		return ERR_PTR(-ENOTDIR);
+	cgrp = cgroup_get_from_fd(fd);
+	if (IS_ERR(cgrp) && PTR_ERR(cgrp) == -EBADF)
+		return ERR_PTR(-ENOTDIR);
+	return cgrp;
+}
+
+/* What a pid or cgroup request names, referenced; put with thpcow_put_target(). */
+static void *thpcow_get_target(const struct thpcow_policy *req)
+{
+	if (req->scope == THPCOW_SCOPE_CGROUP)
+		return thpcow_get_cgroup(req->cgroup_fd);
+	return thpcow_get_process(req->pid);
+}
+
+static void thpcow_put_target(const struct thpcow_policy *req, void *target)
+{
+	if (req->scope == THPCOW_SCOPE_CGROUP)
+		cgroup_put(target);
+	else
+		put_task_struct(target);
+}
+
+/* Checks the request's fields for its scope; mode only where @with_mode. */
+static int thpcow_policy_check(const struct thpcow_policy *req, bool with_mode)
+{
+	u32 allowed = req->scope == THPCOW_SCOPE_PID ? THPCOW_POLICY_SET_MASK : 0;
+
+	if (!thpcow_reserved_zero(req))
+		return -EINVAL;
+	if (req->scope >= THPCOW_SCOPE_NR)
+		return -EINVAL;
+	if (req->flags & ~allowed)
+		return -EINVAL;
+	if (req->scope != THPCOW_SCOPE_PID && req->pid)
+		return -EINVAL;
+	if (req->scope != THPCOW_SCOPE_CGROUP && req->cgroup_fd)
+		return -EINVAL;
+	if (req->cgroup_id || req->substitutions || req->effective_mode ||
+	    req->effective_scope)
+		return -EINVAL;
+	if (!with_mode && req->mode)
+		return -EINVAL;
+	return with_mode ? thpcow_mode_check(req->mode) : 0;
+}
+
+/* THPCOW_IOC_SET (@set) or THPCOW_IOC_CLEAR. */
+static int thpcow_ioc_change(const struct thpcow_policy *req, bool set)
+{
+	void *target;
+	int ret = thpcow_policy_check(req, set);
+
+	if (ret)
+		return ret;
+	if (req->scope == THPCOW_SCOPE_GLOBAL)
+		return thpcow_policy_set_global(set ? req->mode :
+						      THPCOW_MODE_KERNEL);
+	target = thpcow_get_target(req);
+	if (IS_ERR(target))
+		return PTR_ERR(target);
+	if (req->scope == THPCOW_SCOPE_CGROUP)
+		ret = set ? thpcow_policy_set_cgroup(target, req->mode, req->flags) :
+			    thpcow_policy_clear_cgroup(target);
+	else
+		ret = set ? thpcow_policy_set_task(target, req->mode, req->flags) :
+			    thpcow_policy_clear_task(target);
+	thpcow_put_target(req, target);
+	return ret;
+}
+
+static int thpcow_ioc_get(struct thpcow_policy *req)
+{
+	struct thpcow_rule_info info;
+	enum thpcow_scope eff;
+	void *target;
+	int ret = thpcow_policy_check(req, false);
+
+	if (ret)
+		return ret;
+	if (req->scope == THPCOW_SCOPE_GLOBAL) {
+		thpcow_policy_get_global(&info);
+	} else {
+		target = thpcow_get_target(req);
+		if (IS_ERR(target))
+			return PTR_ERR(target);
+		if (req->scope == THPCOW_SCOPE_CGROUP) {
+			req->cgroup_id = cgroup_id(target);
+			ret = thpcow_policy_get_cgroup(target, &info);
+		} else {
+			req->effective_mode = thpcow_policy_effective(target, &eff);
+			req->effective_scope = eff;
+			ret = thpcow_policy_get_task(target, &info);
+		}
+		thpcow_put_target(req, target);
+		if (ret)	/* no rule: no PRESENT, zero mode and count */
+			return ret == -ENOENT ? 0 : ret;
+	}
+	req->mode = info.mode;
+	req->flags = info.flags | THPCOW_POLICY_PRESENT;
+	req->substitutions = info.substitutions;
+	return 0;
+}
+
+/* THPCOW_IOC_LIST's buffer, filled in by thpcow_list_entry(). */
+struct thpcow_list_buf {
+	struct thpcow_entry *entries;
+	u32 room, n;
+};
+
+/* Describe a rule for userspace; may sleep. */
+static int thpcow_list_entry(const struct thpcow_rule_info *info, void *arg)
+{
+	struct thpcow_list_buf *l = arg;
+	struct task_struct *task;
+	struct thpcow_entry *e;
+	int len;
+
+	if (l->n++ >= l->room)
+		return 0;
+	e = &l->entries[l->n - 1];
+	memset(e, 0, sizeof(*e));
+	e->scope = info->scope;
+	e->mode = info->mode;
+	e->flags = info->flags;
+	e->substitutions = info->substitutions;
+	if (info->scope == THPCOW_SCOPE_PID) {
+		e->pid = pid_vnr(info->pid);
+		rcu_read_lock();
+		task = pid_task(info->pid, PIDTYPE_TGID);
+		if (task)
+			strscpy_pad(e->comm, task->comm, sizeof(e->comm));
+		rcu_read_unlock();
+		return 0;
+	}
+	e->cgroup_id = cgroup_id(info->cgrp);
+	len = cgroup_path_ns(info->cgrp, e->path, sizeof(e->path),
+			     current->nsproxy->cgroup_ns);
+	if (len >= (int)sizeof(e->path))
+		e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
+	return 0;
+}
+
+/*
+ * Copy up to l->count rules to l->entries and say in l->count how many
+ * there are. The rules are described into a kernel buffer during the walk
+ * and copied out after it: a user buffer may fault for as long as its
+ * owner likes (userfaultfd), and that must not hold up freeing rules or
+ * the hook.
+ */
 static int thpcow_ioc_list(struct thpcow_list *l)
 {
+	struct thpcow_list_buf buf = { };
+	int ret = 0;
+
 	if (l->__reserved0 || !thpcow_reserved_zero(l) ||
 	    l->entry_size != sizeof(struct thpcow_entry))
 		return -EINVAL;
-	return thpcow_policy_list(u64_to_user_ptr(l->entries), l->count,
-				  &l->count);
+	buf.room = min(l->count, thpcow_policy_count());
+	if (buf.room) {
+		buf.entries = kvmalloc_array(buf.room, sizeof(*buf.entries),
+					     GFP_KERNEL_ACCOUNT);
+		if (!buf.entries)
+			return -ENOMEM;
+	}
+	thpcow_policy_walk(thpcow_list_entry, &buf);
+	if (copy_to_user(u64_to_user_ptr(l->entries), buf.entries,
+			 array_size(min(buf.n, buf.room), sizeof(*buf.entries))))
+		ret = -EFAULT;
+	kvfree(buf.entries);
+	l->count = buf.n;
+	return ret;
 }
 
 static int thpcow_ioc_stats(struct thpcow_stats *s)
@@ -124,16 +334,11 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		ret = thpcow_ioc_version(&k.version);
 		break;
 	case _IOC_NR(THPCOW_IOC_SET):
-		ret = thpcow_reserved_zero(&k.policy) ?
-		      thpcow_policy_set(&k.policy) : -EINVAL;
-		return ret;
+		return thpcow_ioc_change(&k.policy, true);
 	case _IOC_NR(THPCOW_IOC_CLEAR):
-		ret = thpcow_reserved_zero(&k.policy) ?
-		      thpcow_policy_clear(&k.policy) : -EINVAL;
-		return ret;
+		return thpcow_ioc_change(&k.policy, false);
 	case _IOC_NR(THPCOW_IOC_GET):
-		ret = thpcow_reserved_zero(&k.policy) ?
-		      thpcow_policy_get(&k.policy) : -EINVAL;
+		ret = thpcow_ioc_get(&k.policy);
 		break;
 	case _IOC_NR(THPCOW_IOC_LIST):
 		ret = thpcow_ioc_list(&k.list);

@@ -16,7 +16,10 @@
  */
 #include "thpcow.h"
 
+#include <linux/cgroup.h>
 #include <linux/debugfs.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 
 static struct dentry *thpcow_debugfs_dir;
@@ -41,10 +44,45 @@ static int thpcow_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_stats);
 
+/* One line of "policies"; may sleep. */
+static int thpcow_policies_line(const struct thpcow_rule_info *info, void *arg)
+{
+	static const char * const scope_names[] = THPCOW_SCOPE_NAMES;
+	struct seq_file *m = arg;
+	char name[THPCOW_PATH_LEN] = "";
+	struct task_struct *task;
+
+	seq_printf(m, "%s\t", scope_names[info->scope]);
+	if (info->scope == THPCOW_SCOPE_PID)
+		seq_printf(m, "%d", pid_vnr(info->pid));
+	else
+		seq_printf(m, "%llu", cgroup_id(info->cgrp));
+	seq_printf(m, "\t%s\t%s\t%llu\t", thpcow_mode_names[info->mode],
+		   info->flags & THPCOW_POLICY_CHILDREN ? "children" : "-",
+		   info->substitutions);
+	if (info->scope == THPCOW_SCOPE_PID) {
+		rcu_read_lock();
+		task = pid_task(info->pid, PIDTYPE_TGID);
+		if (task)
+			strscpy(name, task->comm, TASK_COMM_LEN);
+		rcu_read_unlock();
+	} else {
+		cgroup_path_ns(info->cgrp, name, sizeof(name),
+			       current->nsproxy->cgroup_ns);
+	}
+	seq_printf(m, "%s\n", name);
+	return 0;
+}
+
 static int thpcow_policies_show(struct seq_file *m, void *unused)
 {
-	thpcow_policy_show(m);
-	return 0;
+	struct thpcow_rule_info global;
+
+	thpcow_policy_get_global(&global);
+	seq_puts(m, "# scope\ttarget\tmode\tflags\tsubstitutions\tname\n");
+	seq_printf(m, "global\t-\t%s\t-\t%llu\t-\n",
+		   thpcow_mode_names[global.mode], global.substitutions);
+	return thpcow_policy_walk(thpcow_policies_line, m);
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_policies);
 

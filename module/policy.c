@@ -12,23 +12,23 @@
  * Readers walk the table under thpcow_srcu (the fault handler holds it for
  * its whole run, so a rule it found stays valid while it allocates and
  * clears a THP); writers take thpcow_rules_lock, a spinlock because the
- * fork and exit tracepoints change the table from atomic context. Freed
- * rules go through call_srcu(). The fault path takes no lock and allocates
+ * fork and exit tracepoints change the table from atomic context. Those
+ * probes run for every fork and exit on the machine and look up under
+ * SRCU too, taking the lock only to link or unlink. Freed rules go through
+ * call_srcu(). The fault path takes no lock and allocates
  * nothing; with no rules at all it reads two counters and the global mode.
+ *
+ * This file is the store only: rules, the lookup, and their lifetime. The
+ * interfaces (ctl.c, debugfs.c) resolve and check what userspace names,
+ * and format what thpcow_policy_walk() shows them.
  */
 #include "thpcow.h"
 
 #include <linux/cgroup.h>
-#include <linux/file.h>
 #include <linux/hashtable.h>
-#include <linux/magic.h>
-#include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
-#include <linux/uaccess.h>
 
 struct thpcow_rule {
 	struct hlist_node node;
@@ -221,9 +221,9 @@ static bool thpcow_rule_stale(struct thpcow_rule *rule)
 }
 
 /*
- * Drop rules whose process is gone or whose cgroup was removed. The exit
- * tracepoint normally does this for processes; this catches what it could
- * not see (a process that died between the tracepoint and a set).
+ * Drop rules whose cgroup was removed (nothing tells the module), and
+ * rules of processes that are gone, which the exit probe and
+ * thpcow_rule_link_live() never leave behind.
  */
 static void thpcow_policy_reap(void)
 {
@@ -257,9 +257,32 @@ static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
 }
 
 /*
- * Insert or update the rule for @key. On success the table owns the
- * reference on @key that the caller passed in (or it was dropped because a
- * rule for @key already existed).
+ * Link @rule for @task's process, unless the process is past its exit.
+ * The exit probe runs after signal->live has dropped to zero and looks for
+ * the process's rule only when it sees a pid rule counted. The rule and the
+ * count are published before live is read here, and the full barriers on
+ * both sides (here, and the atomic_dec_and_test() in do_exit()) make sure
+ * that either the probe sees them or this sees live at zero and takes the
+ * rule back: no rule outlives its process. Returns false if taken back.
+ */
+static bool thpcow_rule_link_live(struct thpcow_rule *rule,
+				  struct task_struct *task)
+{
+	lockdep_assert_held(&thpcow_rules_lock);
+	thpcow_rule_link(rule);
+	/* pairs with atomic_dec_and_test(&signal->live) in do_exit() */
+	smp_mb__after_atomic();
+	if (atomic_read(&task->signal->live))
+		return true;
+	thpcow_rule_unlink(rule);
+	return false;
+}
+
+/*
+ * Insert or update the rule for @new->key, for @task's process when it is
+ * a pid rule. Consumes @new and the reference on its key: linked, or freed
+ * because a rule for the key already existed (which is updated) or the
+ * process is past its exit (-ESRCH).
  */
 static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 {
@@ -267,11 +290,6 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	int ret = 0;
 
 	spin_lock(&thpcow_rules_lock);
-	/*
-	 * The exit tracepoint runs after signal->live dropped to zero and
-	 * takes this lock: checking here means a rule is never added for a
-	 * process whose exit has already been seen.
-	 */
 	if (task && !atomic_read(&task->signal->live)) {
 		ret = -ESRCH;
 		goto out;
@@ -280,376 +298,241 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	if (old) {
 		WRITE_ONCE(old->mode, new->mode);
 		thpcow_rule_set_flags(old, new->flags);
-		ret = 1;
-	} else {
+	} else if (!task) {
 		thpcow_rule_link(new);
+		new = NULL;
+	} else {
+		ret = thpcow_rule_link_live(new, task) ? 0 : -ESRCH;
+		new = NULL;
 	}
 out:
 	spin_unlock(&thpcow_rules_lock);
+	if (new)
+		thpcow_rule_free(&new->rcu);
 	return ret;
 }
 
-/*
- * The process @nr (any of its threads) in the caller's pid namespace,
- * referenced. User processes only: a kernel thread has no memory of its own.
- */
-static struct task_struct *thpcow_get_process(pid_t nr, int *err)
-{
-	struct task_struct *task;
-
-	*err = -ESRCH;
-	if (nr <= 0) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	rcu_read_lock();
-	task = pid_task(find_vpid(nr), PIDTYPE_PID);
-	if (task) {
-		task = task->group_leader;
-		if (task->flags & PF_KTHREAD) {
-			*err = -EINVAL;
-			task = NULL;
-		} else {
-			get_task_struct(task);
-		}
-	}
-	rcu_read_unlock();
-	return task;
-}
-
-/*
- * The cgroup v2 directory open as @fd, referenced: -EBADF for a bad fd,
- * -ENOTDIR for anything that is not a cgroup v2 directory.
- */
-static struct cgroup *thpcow_get_cgroup(int fd)
-{
-	struct file *file = fget(fd);
-	struct cgroup *cgrp;
-	struct inode *inode;
-	bool ok;
-
-	if (!file)
-		return ERR_PTR(-EBADF);
-	inode = file_inode(file);
-	ok = S_ISDIR(inode->i_mode) &&
-	     inode->i_sb->s_magic == CGROUP2_SUPER_MAGIC;
-	fput(file);
-	if (!ok)
-		return ERR_PTR(-ENOTDIR);
-	cgrp = cgroup_get_from_fd(fd);
-	if (IS_ERR(cgrp) && PTR_ERR(cgrp) == -EBADF)
-		return ERR_PTR(-ENOTDIR);
-	return cgrp;
-}
-
-static int thpcow_policy_set_pid(const struct thpcow_policy *req)
+/* Set @task's process's rule. */
+int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
+			   u32 flags)
 {
 	struct thpcow_rule *rule;
-	struct task_struct *task;
-	int ret;
 
-	task = thpcow_get_process(req->pid, &ret);
-	if (!task)
-		return ret;
-	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
-				 req->mode, req->flags, GFP_KERNEL);
-	if (!rule) {
-		put_task_struct(task);
-		return -ENOMEM;
-	}
-	ret = thpcow_rule_upsert(rule, task);
-	put_task_struct(task);
-	if (ret) {
-		put_pid(rule->pid);
-		kfree(rule);
-	}
-	return ret < 0 ? ret : 0;
-}
-
-static int thpcow_policy_set_cgroup(const struct thpcow_policy *req)
-{
-	struct cgroup *cgrp = thpcow_get_cgroup(req->cgroup_fd);
-	struct thpcow_rule *rule;
-
-	if (IS_ERR(cgrp))
-		return PTR_ERR(cgrp);
-	rule = thpcow_rule_alloc(THPCOW_SCOPE_CGROUP, cgrp, req->mode,
-				 req->flags, GFP_KERNEL);
-	if (!rule) {
-		cgroup_put(cgrp);
-		return -ENOMEM;
-	}
-	if (thpcow_rule_upsert(rule, NULL)) {
-		cgroup_put(cgrp);
-		kfree(rule);
-	}
-	return 0;
-}
-
-/* Checks the request's fields for its scope; mode only where @with_mode. */
-static int thpcow_policy_check(const struct thpcow_policy *req, bool with_mode)
-{
-	u32 allowed = req->scope == THPCOW_SCOPE_PID ? THPCOW_POLICY_SET_MASK : 0;
-
-	if (req->scope >= THPCOW_SCOPE_NR)
-		return -EINVAL;
-	if (req->flags & ~allowed)
-		return -EINVAL;
-	if (req->scope != THPCOW_SCOPE_PID && req->pid)
-		return -EINVAL;
-	if (req->scope != THPCOW_SCOPE_CGROUP && req->cgroup_fd)
-		return -EINVAL;
-	if (req->cgroup_id || req->substitutions || req->effective_mode ||
-	    req->effective_scope)
-		return -EINVAL;
-	if (!with_mode && req->mode)
-		return -EINVAL;
-	return with_mode ? thpcow_mode_check(req->mode) : 0;
-}
-
-int thpcow_policy_set(const struct thpcow_policy *req)
-{
-	int ret = thpcow_policy_check(req, true);
-
-	if (ret)
-		return ret;
 	thpcow_policy_reap();
-	switch (req->scope) {
-	case THPCOW_SCOPE_PID:
-		return thpcow_policy_set_pid(req);
-	case THPCOW_SCOPE_CGROUP:
-		return thpcow_policy_set_cgroup(req);
-	default:
-		return thpcow_policy_set_global(req->mode);
-	}
+	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
+				 mode, flags, GFP_KERNEL);
+	if (!rule)
+		return -ENOMEM;
+	return thpcow_rule_upsert(rule, task);
 }
 
-/* Look up the key a request names: a referenced pid or cgroup. */
-static void *thpcow_policy_key(const struct thpcow_policy *req,
-			       struct task_struct **taskp)
+/* Set @cgrp's rule (it takes a reference of its own). */
+int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
+			     u32 flags)
 {
-	struct task_struct *task;
-	int err;
-
-	if (req->scope == THPCOW_SCOPE_CGROUP)
-		return thpcow_get_cgroup(req->cgroup_fd);
-	task = thpcow_get_process(req->pid, &err);
-	if (!task)
-		return ERR_PTR(err);
-	*taskp = task;
-	return get_task_pid(task, PIDTYPE_TGID);
-}
-
-static void thpcow_policy_put_key(enum thpcow_scope scope, void *key)
-{
-	if (scope == THPCOW_SCOPE_CGROUP)
-		cgroup_put(key);
-	else
-		put_pid(key);
-}
-
-int thpcow_policy_clear(const struct thpcow_policy *req)
-{
-	struct task_struct *task = NULL;
 	struct thpcow_rule *rule;
-	void *key;
-	int ret = thpcow_policy_check(req, false);
 
-	if (ret)
-		return ret;
-	if (req->scope == THPCOW_SCOPE_GLOBAL)
-		return thpcow_policy_set_global(THPCOW_MODE_KERNEL);
-	key = thpcow_policy_key(req, &task);
-	if (IS_ERR(key))
-		return PTR_ERR(key);
+	thpcow_policy_reap();
+	cgroup_get(cgrp);
+	rule = thpcow_rule_alloc(THPCOW_SCOPE_CGROUP, cgrp, mode, flags,
+				 GFP_KERNEL);
+	if (!rule) {
+		cgroup_put(cgrp);
+		return -ENOMEM;
+	}
+	return thpcow_rule_upsert(rule, NULL);
+}
+
+static int thpcow_rule_clear(enum thpcow_scope scope, const void *key)
+{
+	struct thpcow_rule *rule;
+
 	spin_lock(&thpcow_rules_lock);
-	rule = thpcow_rule_find(req->scope, key);
+	rule = thpcow_rule_find(scope, key);
 	if (rule)
 		thpcow_rule_unlink(rule);
 	spin_unlock(&thpcow_rules_lock);
-	thpcow_policy_put_key(req->scope, key);
-	if (task)
-		put_task_struct(task);
 	return rule ? 0 : -ENOENT;
 }
 
-static void thpcow_rule_report(struct thpcow_rule *rule, u32 *mode, u32 *flags,
-			       u64 *substitutions)
+/* Remove @task's process's rule; -ENOENT if it has none. */
+int thpcow_policy_clear_task(struct task_struct *task)
 {
-	*mode = READ_ONCE(rule->mode);
-	*flags = READ_ONCE(rule->flags) | THPCOW_POLICY_PRESENT;
-	*substitutions = atomic64_read(&rule->substitutions);
-}
+	struct pid *pid = get_task_pid(task, PIDTYPE_TGID);
+	int ret = thpcow_rule_clear(THPCOW_SCOPE_PID, pid);
 
-int thpcow_policy_get(struct thpcow_policy *req)
-{
-	struct task_struct *task = NULL;
-	struct thpcow_rule *rule, *eff;
-	void *key;
-	int idx, ret = thpcow_policy_check(req, false);
-
-	if (ret)
-		return ret;
-	if (req->scope == THPCOW_SCOPE_GLOBAL) {
-		req->mode = thpcow_policy_global();
-		req->flags = THPCOW_POLICY_PRESENT;
-		req->substitutions = atomic64_read(&thpcow_global_substitutions);
-		return 0;
-	}
-	key = thpcow_policy_key(req, &task);
-	if (IS_ERR(key))
-		return PTR_ERR(key);
-
-	idx = srcu_read_lock(&thpcow_srcu);
-	rule = thpcow_rule_find(req->scope, key);
-	if (rule)
-		thpcow_rule_report(rule, &req->mode, &req->flags,
-				   &req->substitutions);
-	if (req->scope == THPCOW_SCOPE_CGROUP) {
-		req->cgroup_id = cgroup_id(key);
-	} else {
-		rcu_read_lock();
-		eff = thpcow_rule_of_task(task);
-		rcu_read_unlock();
-		req->effective_mode = eff ? READ_ONCE(eff->mode) :
-					    thpcow_policy_global();
-		req->effective_scope = eff ? eff->scope : THPCOW_SCOPE_GLOBAL;
-	}
-	srcu_read_unlock(&thpcow_srcu, idx);
-
-	thpcow_policy_put_key(req->scope, key);
-	if (task)
-		put_task_struct(task);
-	return 0;
-}
-
-/* Describe @rule for userspace; caller holds thpcow_srcu. May sleep. */
-static void thpcow_rule_describe(struct thpcow_rule *rule,
-				 struct thpcow_entry *e)
-{
-	struct task_struct *task;
-	int len;
-
-	memset(e, 0, sizeof(*e));
-	e->scope = rule->scope;
-	thpcow_rule_report(rule, &e->mode, &e->flags, &e->substitutions);
-	e->flags &= ~THPCOW_POLICY_PRESENT;
-	if (rule->scope == THPCOW_SCOPE_PID) {
-		e->pid = pid_vnr(rule->pid);
-		rcu_read_lock();
-		task = pid_task(rule->pid, PIDTYPE_TGID);
-		if (task)
-			strscpy_pad(e->comm, task->comm, sizeof(e->comm));
-		rcu_read_unlock();
-		return;
-	}
-	e->cgroup_id = cgroup_id(rule->cgrp);
-	len = cgroup_path_ns(rule->cgrp, e->path, sizeof(e->path),
-			     current->nsproxy->cgroup_ns);
-	if (len >= (int)sizeof(e->path))
-		e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
-}
-
-/*
- * Copy up to @room rules to @entries and say in *@total how many there are.
- * The rules are described into a kernel buffer under SRCU and copied out
- * after it: a user buffer may fault for as long as its owner likes
- * (userfaultfd), and that must not hold up freeing rules or the hook.
- */
-int thpcow_policy_list(struct thpcow_entry __user *entries, u32 room,
-		       u32 *total)
-{
-	struct thpcow_entry *buf = NULL;
-	struct thpcow_rule *rule;
-	int bkt, idx, ret = 0;
-	u32 n = 0, want;
-
-	thpcow_policy_reap();
-	want = min(room, thpcow_policy_count());
-	if (want) {
-		buf = kvmalloc_array(want, sizeof(*buf), GFP_KERNEL_ACCOUNT);
-		if (!buf)
-			return -ENOMEM;
-	}
-	idx = srcu_read_lock(&thpcow_srcu);
-	thpcow_for_each_rule(bkt, rule) {
-		if (n < want)
-			thpcow_rule_describe(rule, &buf[n]);
-		n++;
-	}
-	srcu_read_unlock(&thpcow_srcu, idx);
-	if (copy_to_user(entries, buf, array_size(min(n, want), sizeof(*buf))))
-		ret = -EFAULT;
-	kvfree(buf);
-	*total = n;
+	put_pid(pid);
 	return ret;
 }
 
-void thpcow_policy_show(struct seq_file *m)
+int thpcow_policy_clear_cgroup(struct cgroup *cgrp)
 {
-	static const char * const scope_names[] = THPCOW_SCOPE_NAMES;
-	struct thpcow_rule *rule;
-	struct thpcow_entry e;
-	int bkt, idx;
-
-	thpcow_policy_reap();
-	seq_puts(m, "# scope\ttarget\tmode\tflags\tsubstitutions\tname\n");
-	seq_printf(m, "global\t-\t%s\t-\t%lld\t-\n",
-		   thpcow_mode_names[thpcow_policy_global()],
-		   atomic64_read(&thpcow_global_substitutions));
-	idx = srcu_read_lock(&thpcow_srcu);
-	thpcow_for_each_rule(bkt, rule) {
-		thpcow_rule_describe(rule, &e);
-		seq_printf(m, "%s\t", scope_names[e.scope]);
-		if (e.scope == THPCOW_SCOPE_PID)
-			seq_printf(m, "%d", e.pid);
-		else
-			seq_printf(m, "%llu", e.cgroup_id);
-		seq_printf(m, "\t%s\t%s\t%llu\t%s\n",
-			   thpcow_mode_names[e.mode],
-			   e.flags & THPCOW_POLICY_CHILDREN ? "children" : "-",
-			   e.substitutions,
-			   e.scope == THPCOW_SCOPE_PID ? e.comm : e.path);
-	}
-	srcu_read_unlock(&thpcow_srcu, idx);
+	return thpcow_rule_clear(THPCOW_SCOPE_CGROUP, cgrp);
 }
 
-/* A process whose policy has THPCOW_POLICY_CHILDREN passes it to its fork. */
+/* Caller holds thpcow_srcu. */
+static void thpcow_rule_info(struct thpcow_rule *rule,
+			     struct thpcow_rule_info *info)
+{
+	info->scope = rule->scope;
+	info->key = rule->key;
+	info->mode = READ_ONCE(rule->mode);
+	info->flags = READ_ONCE(rule->flags);
+	info->substitutions = atomic64_read(&rule->substitutions);
+}
+
+static int thpcow_rule_get(enum thpcow_scope scope, const void *key,
+			   struct thpcow_rule_info *info)
+{
+	struct thpcow_rule *rule;
+	int idx;
+
+	idx = srcu_read_lock(&thpcow_srcu);
+	rule = thpcow_rule_find(scope, key);
+	if (rule)
+		thpcow_rule_info(rule, info);
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return rule ? 0 : -ENOENT;
+}
+
+/*
+ * The rule of @task's process (-ENOENT if none). @info->pid is valid only
+ * as long as the caller's own reference to the task.
+ */
+int thpcow_policy_get_task(struct task_struct *task,
+			   struct thpcow_rule_info *info)
+{
+	return thpcow_rule_get(THPCOW_SCOPE_PID, task_tgid(task), info);
+}
+
+int thpcow_policy_get_cgroup(struct cgroup *cgrp,
+			     struct thpcow_rule_info *info)
+{
+	return thpcow_rule_get(THPCOW_SCOPE_CGROUP, cgrp, info);
+}
+
+void thpcow_policy_get_global(struct thpcow_rule_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->scope = THPCOW_SCOPE_GLOBAL;
+	info->mode = thpcow_policy_global();
+	info->substitutions = atomic64_read(&thpcow_global_substitutions);
+}
+
+/* The mode in effect for @task's memory, and the scope it comes from. */
+enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
+					 enum thpcow_scope *scope)
+{
+	struct thpcow_rule *rule;
+	enum thpcow_mode mode;
+	int idx;
+
+	idx = srcu_read_lock(&thpcow_srcu);
+	rcu_read_lock();
+	rule = thpcow_rule_of_task(task);
+	rcu_read_unlock();
+	*scope = rule ? rule->scope : THPCOW_SCOPE_GLOBAL;
+	mode = rule ? READ_ONCE(rule->mode) : thpcow_policy_global();
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return mode;
+}
+
+/*
+ * Call @fn for each rule, under thpcow_srcu: @fn may sleep, and the pid or
+ * cgroup in its info stays valid until it returns. A nonzero return stops
+ * the walk and is returned. Stale rules are reaped first.
+ */
+int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
+				 void *arg), void *arg)
+{
+	struct thpcow_rule_info info;
+	struct thpcow_rule *rule;
+	int bkt, idx, ret = 0;
+
+	thpcow_policy_reap();
+	idx = srcu_read_lock(&thpcow_srcu);
+	thpcow_for_each_rule(bkt, rule) {
+		thpcow_rule_info(rule, &info);
+		ret = fn(&info, arg);
+		if (ret)
+			break;
+	}
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return ret;
+}
+
+/*
+ * Has @task's process a rule? Its mode and flags in *@mode and *@flags.
+ * Without the lock: a probe that sees the rule takes the lock to act.
+ */
+static bool thpcow_task_has_rule(struct task_struct *task, u32 *mode,
+				 u32 *flags)
+{
+	struct thpcow_rule *rule;
+	int idx;
+
+	idx = srcu_read_lock(&thpcow_srcu);
+	rule = thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(task));
+	if (rule) {
+		*mode = READ_ONCE(rule->mode);
+		*flags = READ_ONCE(rule->flags);
+	}
+	srcu_read_unlock(&thpcow_srcu, idx);
+	return rule;
+}
+
+/*
+ * A process whose policy has THPCOW_POLICY_CHILDREN passes it to its fork.
+ * Every fork on the machine comes here while one such rule exists: the
+ * parent's rule is looked up without the lock, which is taken only to
+ * link the child's.
+ */
 static void thpcow_on_fork(void *data, struct task_struct *parent,
 			   struct task_struct *child)
 {
-	struct thpcow_rule *prule, *rule;
+	struct thpcow_rule *rule;
+	u32 mode, flags;
 
 	if (!atomic_read(&thpcow_nr_inherit_rules) ||
-	    !thread_group_leader(child))
+	    !thread_group_leader(child) ||
+	    !thpcow_task_has_rule(parent, &mode, &flags) ||
+	    !(flags & THPCOW_POLICY_CHILDREN))
 		return;
 
-	spin_lock(&thpcow_rules_lock);
-	prule = thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(parent));
-	if (!prule || !(prule->flags & THPCOW_POLICY_CHILDREN) ||
-	    !atomic_read(&child->signal->live) ||
-	    thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child)))
-		goto out;
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_pid(task_tgid(child)),
-				 prule->mode, prule->flags,
-				 GFP_NOWAIT | __GFP_NOWARN);
+				 mode, flags, GFP_NOWAIT | __GFP_NOWARN);
 	if (!rule) {
 		put_pid(task_tgid(child));
 		thpcow_count(THPCOW_STAT_INHERIT_FAILED);
-		goto out;
+		return;
 	}
-	thpcow_rule_link(rule);
-out:
+	spin_lock(&thpcow_rules_lock);
+	/* Not if the child has exited already, or a set gave it a rule. */
+	if (atomic_read(&child->signal->live) &&
+	    !thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child))) {
+		thpcow_rule_link_live(rule, child);
+		rule = NULL;
+	}
 	spin_unlock(&thpcow_rules_lock);
+	if (rule)
+		thpcow_rule_free(&rule->rcu);
 }
 
-/* The last thread of a process with a rule is exiting: drop the rule. */
+/*
+ * The last thread of a process with a rule is exiting: drop the rule.
+ * Every process exit on the machine comes here while a pid rule exists:
+ * the rule is looked up without the lock, which is taken only to unlink
+ * it. The unlocked checks pair with thpcow_rule_link_live(): live was
+ * decremented with a full barrier before they read.
+ */
 static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 {
 	struct thpcow_rule *rule;
+	u32 mode, flags;
 
 	if (!atomic_read(&thpcow_nr_pid_rules) ||
-	    atomic_read(&task->signal->live))
+	    atomic_read(&task->signal->live) ||
+	    !thpcow_task_has_rule(task, &mode, &flags))
 		return;
 
 	spin_lock(&thpcow_rules_lock);

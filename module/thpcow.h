@@ -14,8 +14,6 @@
 
 #include "compat.h"
 
-struct seq_file;
-
 /* main.c: counters, global state */
 struct thpcow_counters {
 	u64 c[THPCOW_STAT_NR];
@@ -66,24 +64,51 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 			     enum thpcow_stat *why);
 
-/* policy.c */
+/*
+ * policy.c: the rule store, the lookup for faults, the rules' lifetime.
+ * Rules are per process (its tgid) or per cgroup v2; the interfaces see
+ * them as struct thpcow_rule_info.
+ */
 struct thpcow_rule;
+struct cgroup;
+struct pid;
+
+struct thpcow_rule_info {
+	enum thpcow_scope scope;
+	union {
+		struct pid *pid;	/* THPCOW_SCOPE_PID: the tgid */
+		struct cgroup *cgrp;	/* THPCOW_SCOPE_CGROUP */
+		const void *key;
+	};
+	enum thpcow_mode mode;
+	u32 flags;			/* THPCOW_POLICY_CHILDREN */
+	u64 substitutions;		/* THPs the rule has handed out */
+};
 
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
 void thpcow_policy_account(struct thpcow_rule *rule);
+bool thpcow_policy_wants(struct mm_struct *mm);
 enum thpcow_mode thpcow_policy_global(void);
 int thpcow_policy_set_global(enum thpcow_mode mode);
-int thpcow_policy_set(const struct thpcow_policy *req);
-int thpcow_policy_get(struct thpcow_policy *req);
-int thpcow_policy_clear(const struct thpcow_policy *req);
-int thpcow_policy_list(struct thpcow_entry __user *entries, u32 room,
-		       u32 *total);
-void thpcow_policy_show(struct seq_file *m);
+int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
+			   u32 flags);
+int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
+			     u32 flags);
+int thpcow_policy_clear_task(struct task_struct *task);
+int thpcow_policy_clear_cgroup(struct cgroup *cgrp);
+int thpcow_policy_get_task(struct task_struct *task,
+			   struct thpcow_rule_info *info);
+int thpcow_policy_get_cgroup(struct cgroup *cgrp,
+			     struct thpcow_rule_info *info);
+void thpcow_policy_get_global(struct thpcow_rule_info *info);
+enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
+					 enum thpcow_scope *scope);
+int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
+				 void *arg), void *arg);
 unsigned int thpcow_policy_count(void);
-bool thpcow_policy_wants(struct mm_struct *mm);
 
 /* ctl.c */
 int thpcow_ctl_init(void);

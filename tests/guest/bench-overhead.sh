@@ -7,6 +7,8 @@
 #   unloaded  the module is not loaded (rmmod)
 #   none      loaded, no policy at all (global mode kernel)
 #   other     loaded, with a zero policy for another process
+#   many      loaded, with 1000 other processes' zero --children policies
+#             (the fork and exit probes look every process up)
 # Prints JSON lines (faultbench's keys plus w, kernel, config, rep).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/bench-lib.sh
@@ -27,12 +29,20 @@ if [[ -n ${THPCOW_BENCH_W3_TESTS:-} ]]; then # e.g. "reuse fork": only these
 	tests=("${sel[@]}")
 fi
 other=''
+many=''
+policies() { awk '$1 == "policies" { print $2 }' /sys/kernel/debug/thpcow/stats; }
 
 configure() {
 	if [[ -n $other ]]; then
 		kill "$other" 2>/dev/null || true
 		wait "$other" 2>/dev/null || true
 		other=''
+	fi
+	if [[ -n $many ]]; then # the whole session, and wait until it is gone
+		kill -- "-$many" 2>/dev/null || true
+		wait "$many" 2>/dev/null || true
+		while pgrep -s "$many" >/dev/null; do sleep 0.2; done
+		many=''
 	fi
 	if [[ $1 == unloaded ]]; then
 		! have_module || rmmod thpcow
@@ -44,6 +54,13 @@ configure() {
 		sleep 100000 &
 		other=$!
 		"$ctl" set --pid "$other" zero >/dev/null
+	elif [[ $1 == many ]]; then
+		# a rule on a session leader, inherited by its 999 children
+		# shellcheck disable=SC2016 # expanded by that sh
+		setsid "$ctl" exec zero --children -- sh -c \
+			'for i in $(seq 999); do sleep 100000 & done; exec sleep 100000' &
+		many=$!
+		while (($(policies) < 1000)); do sleep 0.2; done
 	fi
 }
 
@@ -57,7 +74,7 @@ for t in "${tests[@]}"; do
 	"$faultbench" $t >/dev/null
 done
 for ((r = 1; r <= reps; r++)); do
-	for c in $(rotate "$r" unloaded none other); do
+	for c in $(rotate "$r" unloaded none other many); do
 		configure "$c"
 		for t in "${tests[@]}"; do
 			# shellcheck disable=SC2086

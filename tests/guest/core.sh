@@ -143,6 +143,18 @@ exited_process_leaves_no_rule() {
 	check_eq "$(stat_of policies)" 0 "policies after the processes exited"
 }
 
+# Pid rules set on thousands of processes while they all exit at once
+# (tests/prog/exitrace): every rule goes with its process, none stays for a
+# dead one. The count is read first, as 'list' would reap what is left.
+rules_race_exits() {
+	local rc=0
+	timeout 600 "$guest_repo/tests/prog/exitrace" --procs 2000 \
+		--rounds "${THPCOW_EXITRACE_ROUNDS:-10}" || rc=$?
+	check_eq "$(stat_of policies)" 0 "rules after the processes exited"
+	check_eq "$("$ctl" list | awk 'NR > 1' | wc -l)" 0 "rules listed"
+	return "$rc"
+}
+
 bad_requests_change_nothing() {
 	local before after msg
 	before=$("$ctl" list)
@@ -214,6 +226,7 @@ cases=(
 	children_inherit             # --children follows fork+exec two levels deep
 	readers_do_not_starve_writer # no livelock against readers of the same range
 	exited_process_leaves_no_rule # pid rules go away with their process
+	rules_race_exits             # ... also when set while it exits
 	bad_requests_change_nothing  # ESRCH, ENOTDIR, bad mode, EPERM: nothing changes
 	fallback_thp_disabled        # THP off after the zero page was mapped: stock split
 	fallback_memcg_full          # memcg cannot take 2 MiB more: stock split, no OOM

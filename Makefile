@@ -12,7 +12,9 @@
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
 #   make install    (root) module/thpcow.ko into
-#                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra, then depmod
+#                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra through the
+#                   kernel's modules_install (its signing and compression), then depmod
+#   make deb        Debian packages thpcow-dkms and thpcowctl into build/deb/
 #   make install-tools  (root) thpcowctl, its man pages and completion, the
 #                   systemd unit, and /etc/thpcow.conf and
 #                   /etc/modprobe.d/thpcow.conf (each unless it exists)
@@ -68,12 +70,17 @@ ifneq ($(wildcard module/Kbuild),)
 	cd module && rm -rf *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers .tmp_versions
 endif
 
-# The module must have been built for KERNELRELEASE (make module).
+# The project's own builds: every warning is an error (never in a user's build).
+check demo bench: export THPCOW_WERROR := 1
+
+# The module must have been built for KERNELRELEASE (make module). The
+# kernel's modules_install signs and compresses it as the kernel is configured
+# to; its depmod is skipped without a System.map (Debian's headers), so ours runs.
 install: module
 	@v=$$(modinfo -F vermagic module/thpcow.ko) && [ "$${v%% *}" = "$(KERNELRELEASE)" ] || \
 		{ echo "make install: module/thpcow.ko is built for $${v%% *}, not $(KERNELRELEASE)" >&2; exit 1; }
-	$(INSTALL) -d $(DESTDIR)$(MODULEDIR)
-	$(INSTALL) -m 0644 module/thpcow.ko $(DESTDIR)$(MODULEDIR)/thpcow.ko
+	$(MAKE) -C $(KERNEL_DIR) M=$(CURDIR)/module INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=extra modules_install
 	$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE)
 
 # /etc files: installed when absent, never overwritten; the examples stay in DOCDIR.

@@ -180,6 +180,28 @@ dkms_declines() {
 	done
 }
 
+# The packaged source with bullseye's DKMS 2.8 and 5.10 headers, and
+# trixie's DKMS 3.x and 6.12 headers, in tests/vm/kbuild's chroots (made if
+# missing: a few minutes); bookworm's is dkms_builds_package.
+dkms_in_chroots() {
+	local s out rc
+	[[ $(id -u) == 0 ]] || skip "the chroots need root"
+	command -v debootstrap >/dev/null || skip "no debootstrap (make deps)"
+	[[ -f $(deb_of thpcow-dkms all) ]] || skip "no thpcow-dkms package (make_deb failed)"
+	for s in 5.10 6.12; do
+		rc=0
+		out=$(env -u THPCOW_WERROR tests/vm/kbuild --dkms "$(deb_of thpcow-dkms all)" "$s" 2>&1) || rc=$?
+		grep -E '^(kbuild|built):' <<<"$out"
+		((rc == 0)) || {
+			tail -n 30 <<<"$out"
+			echo "dkms build for $s failed ($rc)"
+			return 1
+		}
+		check_match "$out" $'\nbuilt: /build/dkms-'"$s"'/tree/thpcow/'"$version"'/[^ ]*/thpcow.ko' "the module for $s"
+		check_eq "$(grep -i 'deprecat' <<<"$out")" "" "deprecation notices from DKMS for $s"
+	done
+}
+
 cases=(
 	make_deb            # make deb: three .deb, a .changes, a .buildinfo in build/deb
 	dkms_package        # thpcow-dkms: module sources only, literal version, no deprecated keys
@@ -188,5 +210,6 @@ cases=(
 	dkms_builds_package # the packaged source builds for 6.1 with DKMS
 	warnings_not_errors # a warning fails make check's build, not DKMS's
 	dkms_declines       # 7.3, 6.13 and 6.2: DKMS declines (77), nothing built
+	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
 )
 tap_run "${cases[@]}"

@@ -126,11 +126,14 @@ install-dkms-src:
 		while read -r f; do $(INSTALL) -D -m 0644 "$$f" "$(DESTDIR)$(DKMS_SRC)/module/$$f" || exit 1; done
 
 # dpkg-buildpackage writes its results next to the source tree: a copy of
-# the tree in $(DEB_DIR)/src puts them in $(DEB_DIR).
+# the tree's sources (no build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
 deb:
 	rm -rf $(DEB_DIR)
-	mkdir -p $(DEB_DIR)/src
-	cp -r debian dist include module tools dkms.conf Makefile LICENSE README.md $(DEB_DIR)/src/
+	mkdir -p $(DEB_DIR)/src/tools/thpcowctl
+	cp -r debian dist Makefile LICENSE README.md $(DEB_DIR)/src/
+	$(MAKE) install-dkms-src DESTDIR=$(abspath $(DEB_DIR))/src DKMS_SRC=
+	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch58] tools/thpcowctl/*.bash-completion \
+		$(DEB_DIR)/src/tools/thpcowctl/
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb

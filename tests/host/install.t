@@ -2,7 +2,8 @@
 # tests/host/install.t: installing thpcow. `make install-all DESTDIR=...`
 # installs exactly the expected files, keeps an edited /etc file, and `make
 # uninstall` takes the rest away; the module is refused for another kernel;
-# the version is one in the header, dkms.conf, the module and thpcowctl; and
+# the version is one in the header, dkms.conf, debian/changelog, the module
+# and thpcowctl, and the series thpcowctl knows are module/Kbuild's; and
 # DKMS adds, builds, installs and removes thpcow (make install-dkms-src's
 # tree, what thpcow-dkms ships) for the 6.1 headers (files under
 # /lib/modules/6.1.0-*/updates/dkms only; nothing is loaded) and declines a
@@ -86,6 +87,8 @@ versions_agree() {
 	# shellcheck disable=SC1091 # DKMS sources it the same way
 	dkms=$(source ./dkms.conf && echo "$PACKAGE_NAME $PACKAGE_VERSION")
 	check_eq "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$header_version" "debian/changelog"
+	check_eq "$(sed -n 's/^#define THPCOW_SERIES[[:space:]]*"\(.*\)"$/\1/p' tools/thpcowctl/probe.h)" \
+		"$(sed -n 's/^thpcow-series := //p' module/Kbuild)" "thpcowctl's series (probe.h), module/Kbuild's"
 	check_eq "$dkms" "thpcow $header_version" "dkms.conf"
 	make -s module tools KERNEL_DIR="$headers" >/dev/null 2>&1
 	check_eq "$(modinfo -F version module/thpcow.ko)" "$header_version" "MODULE_VERSION"

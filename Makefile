@@ -12,7 +12,12 @@
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
 #   make install    (root) module/thpcow.ko into
-#                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra, then depmod
+#                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra through the
+#                   kernel's modules_install (its signing and compression), then depmod
+#   make deb        the Debian packages thpcow-dkms and thpcowctl, into
+#                   build/deb/ (dpkg-buildpackage, unsigned, from a copy of the tree)
+#   make install-dkms-src  the module's sources and dkms.conf, alone, into
+#                   $(DESTDIR)/usr/src/thpcow-VERSION (what thpcow-dkms ships)
 #   make install-tools  (root) thpcowctl, its man pages and completion, the
 #                   systemd unit, and /etc/thpcow.conf and
 #                   /etc/modprobe.d/thpcow.conf (each unless it exists)
@@ -31,11 +36,14 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/thpcow
 SYSCONFDIR ?= /etc
 INSTALL ?= install
+VERSION := $(shell sed -n 's/^\#define THPCOW_VERSION[[:space:]]*"\(.*\)"$$/\1/p' include/uapi/thpcow.h)
+DKMS_SRC ?= /usr/src/thpcow-$(VERSION)
+DEB_DIR ?= build/deb
 DEPMOD ?= depmod
 export PREFIX INSTALL
 
 .PHONY: all module tools deps check demo bench clean install install-tools \
-	install-all uninstall
+	install-all uninstall install-dkms-src deb
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -69,12 +77,17 @@ ifneq ($(wildcard module/Kbuild),)
 		compat/*.o compat/.*.cmd
 endif
 
-# The module must have been built for KERNELRELEASE (make module).
+# The project's own builds: every warning is an error (never in a user's build).
+check demo bench: export THPCOW_WERROR := 1
+
+# The module must have been built for KERNELRELEASE (make module). The
+# kernel's modules_install signs and compresses it as the kernel is configured
+# to; its depmod is skipped without a System.map (Debian's headers), so ours runs.
 install: module
 	@v=$$(modinfo -F vermagic module/thpcow.ko) && [ "$${v%% *}" = "$(KERNELRELEASE)" ] || \
 		{ echo "make install: module/thpcow.ko is built for $${v%% *}, not $(KERNELRELEASE)" >&2; exit 1; }
-	$(INSTALL) -d $(DESTDIR)$(MODULEDIR)
-	$(INSTALL) -m 0644 module/thpcow.ko $(DESTDIR)$(MODULEDIR)/thpcow.ko
+	$(MAKE) -C $(KERNEL_DIR) M=$(CURDIR)/module INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=extra modules_install
 	$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE)
 
 # /etc files: installed when absent, never overwritten; the examples stay in DOCDIR.
@@ -103,3 +116,25 @@ uninstall:
 	if [ -e $(DESTDIR)$(MODULEDIR)/thpcow.ko ]; then \
 		rm -f $(DESTDIR)$(MODULEDIR)/thpcow.ko && \
 		$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE); fi
+
+# What the module build needs and nothing else: module/ (sources, Kbuild,
+# Kconfig), the ABI header, dkms.conf.
+install-dkms-src:
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC)
+	$(INSTALL) -m 0644 dkms.conf $(DESTDIR)$(DKMS_SRC)/dkms.conf
+	$(INSTALL) -D -m 0644 include/uapi/thpcow.h $(DESTDIR)$(DKMS_SRC)/include/uapi/thpcow.h
+	cd module && find . -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \) | \
+		while read -r f; do $(INSTALL) -D -m 0644 "$$f" "$(DESTDIR)$(DKMS_SRC)/module/$$f" || exit 1; done
+
+# dpkg-buildpackage writes its results next to the source tree: a copy of
+# the tree's sources (no build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src/tools/thpcowctl
+	cp -r debian dist Makefile LICENSE README.md $(DEB_DIR)/src/
+	$(MAKE) install-dkms-src DESTDIR=$(abspath $(DEB_DIR))/src DKMS_SRC=
+	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch58] tools/thpcowctl/*.bash-completion \
+		$(DEB_DIR)/src/tools/thpcowctl/
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
+	rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb

@@ -7,11 +7,16 @@
 # refuses a bad one and changes nothing. Started by thpcow-test.service; the
 # host set up /etc/thpcow.conf as 'global kernel' + 'cgroup /machine.slice
 # zero', and default_mode=zero in /etc/modprobe.d/thpcow.conf.
+# On trixie-backports' 7.x (series 'latest', no module installed for it):
+# thpcow.service is skipped by ExecCondition=, inactive and not failed, and
+# the kernel gives whole THPs by itself.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$top/tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/inguest.sh
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice
 
 wrf=$top/tests/prog/wrf
 conf=/etc/thpcow.conf
@@ -21,8 +26,6 @@ cp "$conf" /run/thpcow.conf.orig
 # cgroup_rules: "PATH MODE" a line, from thpcowctl list
 cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
 substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
-# key KEY TEXT: the value of KEY=value in wrf's output TEXT
-key() { sed -n "s/^$1=//p" <<<"$2"; }
 # reload_with TEXT: /etc/thpcow.conf := TEXT, then systemctl reload thpcow
 reload_with() {
 	printf '%s\n' "$1" >"$conf"
@@ -68,13 +71,7 @@ rules_applied() {
 workload_hits_rule() {
 	local before out
 	before=$(substituted)
-	# (no D-Bus here, so no --wait or --pipe: a oneshot's start job ends with it)
-	systemd-run --quiet --slice=machine.slice --unit=thpcow-wrf -p Type=oneshot \
-		-p StandardOutput=file:/run/wrf.out "$wrf" --size 16 --verify
-	out=$(</run/wrf.out)
-	check_eq "$(key verify "$out")" ok "data"
-	check_eq "$(key thp_split_pmd "$out")" 0 "splits in machine.slice"
-	check_eq "$(key anon_huge_kb "$out")" 16384 "AnonHugePages kB in machine.slice"
+	wrf_in_machine_slice
 	check_eq "$(($(substituted) - before))" 8 "substituted"
 	out=$("$wrf" --size 16 --verify)
 	check_match "$(key thp_split_pmd "$out")" '^[1-9]' "splits outside machine.slice"
@@ -91,6 +88,22 @@ cgroup /system.slice kernel"
 }
 
 # A bad file: reload fails, says where, and changes nothing.
+# apply says in the journal what it set, file and line.
+apply_logged() {
+	local log
+	log=$(journalctl -b -u thpcow.service --no-pager -o cat)
+	check_match "$log" "(^|"$'\n'")$conf:2: global kernel"$'\n'"$conf:3: cgroup /machine.slice zero"$'\n'"applied $conf" \
+		"the journal"
+}
+
+# The unit's sandbox is in force (tests/host/unit.t rates it).
+hardened() {
+	check_eq "$(systemctl show -P ProtectSystem thpcow.service)" strict "ProtectSystem"
+	check_eq "$(systemctl show -P CapabilityBoundingSet thpcow.service)" "cap_sys_module cap_sys_admin" \
+		"CapabilityBoundingSet"
+	check_eq "$(systemctl show -P PrivateNetwork thpcow.service)" yes "PrivateNetwork"
+}
+
 reload_refuses_bad_file() {
 	local before msg
 	before=$(thpcowctl list)
@@ -100,7 +113,7 @@ cgroup /machine.slice fast"; then
 		restore
 		return 1
 	fi
-	msg=$(journalctl -b -u thpcow.service --no-pager -o cat | grep "$conf:2:")
+	msg=$(journalctl -b -u thpcow.service --no-pager -o cat | grep "$conf:2: unknown")
 	restore
 	check_eq "$msg" "thpcowctl: $conf:2: unknown mode 'fast': expected one of kernel, zero, copy, split" \
 		"the journal"
@@ -108,11 +121,48 @@ cgroup /machine.slice fast"; then
 	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "the unit"
 }
 
+# latest: the unit skipped, not failed; one line in the journal says why.
+skipped_natively() {
+	local state
+	state=$(systemctl is-system-running --wait)
+	[[ $state == running ]] || systemctl --failed --no-pager
+	check_eq "$state" running "the system"
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" inactive "thpcow.service"
+	check_eq "$(systemctl show -P Result thpcow.service)" exec-condition "its result"
+	check_eq "$(systemctl is-failed thpcow.service)" inactive "systemctl is-failed"
+	check_eq "$(journalctl -b -u thpcow.service --no-pager -o cat | grep '^thpcow.service skipped: ')" \
+		"thpcow.service skipped: Linux $(uname -r) gives whole THPs by itself (Linux >= 6.13) and has no thpcow module; thpcow is needed only for copy or split" \
+		"the journal's one line"
+	[[ ! -d /sys/module/thpcow ]] || {
+		echo "thpcow is loaded"
+		return 1
+	}
+}
+
+# latest: status and probe say so, without the module.
+status_says_native() {
+	local st
+	st=$(thpcowctl status)
+	check_match "$st" $'\nwithout thpcow: +whole THP\n' "thpcowctl status"
+	check_match "$st" $'\nthis kernel gives whole THPs by itself \\(Linux >= 6.13\\): thpcow is needed only for copy or split$' \
+		"thpcowctl status's last line"
+	check_match "$(thpcowctl probe --json)" '"without_thpcow":"whole THP"' "thpcowctl probe --json"
+}
+
+# latest: wrf in machine.slice gets whole THPs from the kernel alone.
+native_whole_thps() { wrf_in_machine_slice; }
+
+if [[ $(cat /var/lib/thpcow-test/series) == latest ]]; then
+	tap_run skipped_natively status_says_native native_whole_thps
+	exit
+fi
 cases=(
 	boot_finished           # systemd reached 'running'; thpcow.service succeeded
 	ordering                # Before=libvirtd, After=machine.slice
 	module_loaded           # modprobe found make install's module, modprobe.d applied
 	rules_applied           # thpcowctl list: the file's cgroup rule and global mode
+	apply_logged            # the journal: each rule applied, FILE:LINE
+	hardened                # the unit's sandbox is in force
 	workload_hits_rule      # wrf in machine.slice: whole THPs; outside: splits
 	reload_applies          # systemctl reload: new rules set, dropped ones cleared
 	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes

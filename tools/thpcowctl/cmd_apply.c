@@ -2,13 +2,16 @@
 /*
  * thpcowctl: apply [--check] [FILE]: make the global mode and the cgroup
  * rules what FILE (/etc/thpcow.conf) says. Nothing is changed when the file
- * has an error or names a cgroup that cannot be opened. Then: the file's
- * rules are set, and every cgroup rule the module has that the file does
- * not name is cleared. Without a global line the global mode stays as it
- * is; pid rules are never touched.
+ * has an error or names a cgroup that cannot be opened (one that does not
+ * exist: --check reports it too). Then: the file's rules are set, and every
+ * cgroup rule the module has that the file does not name is cleared, each
+ * change one line on standard output (the journal, from thpcow.service).
+ * Without a global line the global mode stays as it is; pid rules are never
+ * touched.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +19,7 @@
 
 #include "conf.h"
 #include "device.h"
+#include "parse.h"
 #include "thpcowctl.h"
 
 #define CGROUP_DEFAULT_MOUNT	"/sys/fs/cgroup"
@@ -45,6 +49,8 @@ static int clear_stale(int fd, const struct thpcow_entry *e, const char *name)
 		} else {
 			target_policy(&t, &p);
 			ret = device_policy(fd, "apply", THPCOW_IOC_CLEAR, &p, &t);
+			if (!ret)
+				printf("cleared cgroup %s (not in %s)\n", path, name);
 		}
 		target_close(&t);
 	}
@@ -80,7 +86,13 @@ static int apply_rules(int fd, const struct conf *c, struct target *t,
 		error_context(where);
 		target_policy(&t[i], &p);
 		p.mode = c->rules[i].mode;
-		failed |= device_policy(fd, "apply", THPCOW_IOC_SET, &p, &t[i]);
+		if (device_policy(fd, "apply", THPCOW_IOC_SET, &p, &t[i]))
+			failed = 1;
+		else if (t[i].scope == THPCOW_SCOPE_CGROUP)
+			printf("%s: cgroup %s %s\n", where, c->rules[i].cgroup,
+			       mode_name(p.mode));
+		else
+			printf("%s: global %s\n", where, mode_name(p.mode));
 		error_context(NULL);
 	}
 	if (device_list(fd, &entries, &n))
@@ -91,6 +103,35 @@ static int apply_rules(int fd, const struct conf *c, struct target *t,
 			failed |= clear_stale(fd, &entries[i], name);
 	free(entries);
 	return failed;
+}
+
+/* --check: every cgroup of c must exist (apply fails as a whole if not). */
+static int conf_check_cgroups(const struct conf *c, const char *name)
+{
+	char where[PATH_MAX];
+	struct scope_arg s;
+	struct target t;
+	int missing = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->rules[i].scope != THPCOW_SCOPE_CGROUP)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.scope = THPCOW_SCOPE_CGROUP;
+		s.cgroup = c->rules[i].cgroup;
+		snprintf(where, sizeof(where), "%s:%u", name, c->rules[i].line);
+		error_context(where);
+		if (target_open(&s, &t))
+			missing++;
+		else
+			target_close(&t);
+		error_context(NULL);
+	}
+	if (missing)
+		error_msg("%s: %d cgroup%s cannot be opened: apply would change "
+			  "nothing", name, missing, missing == 1 ? "" : "s");
+	return missing ? -1 : 0;
 }
 
 /* Open the device and every cgroup of c, then apply c. */
@@ -167,8 +208,9 @@ int cmd_apply(const struct verb *v, int argc, char *argv[])
 			  check ? "" : "; nothing applied");
 	if (ret)
 		return EXIT_FAIL;
-	if (!check)
-		ret = conf_apply(&c, name);
+	ret = check ? conf_check_cgroups(&c, name) : conf_apply(&c, name);
+	if (!ret && !check)
+		printf("applied %s\n", name);
 	conf_free(&c);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }

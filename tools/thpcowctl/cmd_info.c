@@ -10,7 +10,24 @@
 
 #include "device.h"
 #include "output.h"
+#include "probe.h"
 #include "thpcowctl.h"
+
+#define SECURE_BOOT_VAR	"/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+
+/* 1 if UEFI Secure Boot is on, 0 if off, -1 if unknown (no EFI). */
+static int secure_boot(void)
+{
+	unsigned char b[5];
+	FILE *f = fopen(SECURE_BOOT_VAR, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(b, 1, sizeof(b), f);	/* 4 bytes of attributes, the value */
+	fclose(f);
+	return n == sizeof(b) ? b[4] == 1 : -1;
+}
 
 /* What can be learnt about the module without changing anything. */
 struct module_info {
@@ -81,8 +98,11 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 	struct module_info mi;
 	struct utsname uts;
 	bool json = false, have_stats = false, have_mode = false;
+	enum kernel_zero k = KERNEL_ZERO_UNKNOWN;
+	const char *without = NULL;
 	unsigned int mode = 0;
-	int opt, ret;
+	int opt, ret, sb;
+	char why[160];
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
 		json |= opt == OPT_JSON;
@@ -99,6 +119,12 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 	}
 	if (uname(&uts))
 		strcpy(uts.release, "unknown");
+	/* without the module: what the kernel does by itself, tried here */
+	if (!mi.loaded) {
+		k = kernel_zero_probe(why, sizeof(why));
+		without = kernel_zero_name(k);
+	}
+	sb = secure_boot();
 
 	const struct field fields[] = {
 		FIELD_BOOL("module loaded", "loaded", mi.loaded),
@@ -112,6 +138,8 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 		FIELD_BOOL_IF("direct calls", "direct_calls",
 			      mi.ver.features & THPCOW_FEATURE_DIRECT_CALLS,
 			      mi.abi_ok),
+		FIELD_STR("without thpcow", "without_thpcow", without),
+		FIELD_BOOL_IF("secure boot", "secure_boot", sb == 1, sb >= 0),
 		FIELD_BOOL_IF("native zero", "native_zero",
 			      mi.ver.features & THPCOW_FEATURE_NATIVE_ZERO,
 			      mi.abi_ok),
@@ -127,6 +155,14 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 	};
 
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
+	if (!json && !mi.loaded) {
+		printf("%s\n", kernel_zero_advice(k, uts.release));
+		if (sb == 1 && module_installed())
+			printf("Secure Boot is on: the module loads only if signed "
+			       "with an enrolled key (DKMS signs with "
+			       "/var/lib/dkms/mok.key; mokutil --import "
+			       "/var/lib/dkms/mok.pub, then reboot)\n");
+	}
 	return ret;
 }
 

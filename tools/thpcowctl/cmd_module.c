@@ -216,3 +216,19 @@ int cmd_unload(const struct verb *v, int argc, char *argv[])
 	kmod_unref(ctx);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
+
+bool module_installed(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+	struct kmod_module *mod = NULL;
+	bool ret = false;
+
+	if (!ctx)
+		return false;
+	if (kmod_module_new_from_name(ctx, MODULE_NAME, &mod) == 0) {
+		ret = kmod_module_get_path(mod) != NULL;
+		kmod_module_unref(mod);
+	}
+	kmod_unref(ctx);
+	return ret;
+}

@@ -109,6 +109,13 @@ static const struct verb verbs[] = {
 		.summary = "unload the module",
 		.usage = "",
 	}, {
+		.name = "probe", .fn = cmd_probe,
+		.summary = "does this kernel split a write on the huge zero page?",
+		.usage = "[--json | --condition]",
+		.help = HELP_JSON
+			"  --condition     exit 0 if thpcow.service should run here,\n"
+			"                  else 1 with one line saying why (ExecCondition=)\n",
+	}, {
 		.name = "version", .fn = cmd_version,
 		.summary = "show the versions of thpcowctl and the loaded module",
 		.usage = "",

@@ -779,8 +779,8 @@ struct test {
 	text, 0, ret, rules, err)
 /* APPLY(desc, env, stdin, status, stderr has, all the fake logs): apply - */
 #define APPLY(desc, env, in, status, err, log) CASE(test_cli, desc, cli_case, \
-	{ "apply", "-" }, status, NULL, err, NEED_FAKE | NEED_CGROUP2, env, log, \
-	in, true)
+	{ "apply", "-" }, status, (status) ? NULL : "applied <stdin>\n", err, \
+	NEED_FAKE | NEED_CGROUP2, env, log, in, true)
 /* CLI(desc, status, stdout has, stderr has, ARGS...) */
 #define CLI(desc, status, out, err, ...) CASE(test_cli, desc, cli_case, \
 	{ __VA_ARGS__ }, status, out, err, 0, NULL, NULL, NULL, false)
@@ -1325,6 +1325,20 @@ static const struct test tests[] = {
 	/* --check needing the module; the shipped example not valid */
 	SH("cli: apply --check of dist/thpcow.conf", "/bin/bash",
 	   "\"$1/thpcowctl\" apply --check \"$1/../../dist/thpcow.conf\"", ""),
+	/* probe's two options taken together */
+	CLI("cli: probe --json --condition, exit 2", 2, NULL,
+	    "--json and --condition exclude each other", "probe", "--json",
+	    "--condition"),
+	/* probe without an answer, or exit 0 when it has none */
+	SH("cli: probe answers splits, whole THP or unknown (exit 1)", "/bin/bash",
+	   "out=$(\"$1/thpcowctl\" probe --json); rc=$?; case $out in "
+	   "*'\"without_thpcow\":\"splits\"'*|*'\"without_thpcow\":\"whole THP\"'*) "
+	   "[ $rc = 0 ];; *'\"without_thpcow\":\"unknown\"'*) [ $rc = 1 ];; "
+	   "*) false;; esac", ""),
+	/* status without the module not saying what the kernel does */
+	SH("cli: status without the module: what the kernel does alone", "/bin/bash",
+	   "[ ! -d /sys/module/thpcow ] || exit 0; \"$1/thpcowctl\" status | "
+	   "grep -E '^without thpcow: +(splits|whole THP|unknown)$' >/dev/null", ""),
 	/* apply going on without the module */
 	{ "cli: apply without the module, exit 1", test_cli, &(const struct cli_case){
 	  { "apply", "-" }, 1, NULL, NOT_LOADED, 0, NULL, NULL, "global zero\n",
@@ -1347,6 +1361,10 @@ static const struct test tests[] = {
 	/* a verb missing from the completion */
 	SH("completion: the verbs", BASH_COMPLETION, COMPLETE("t") REPLY,
 	   "trace\n"),
+	/* probe missing from the completion, or its options */
+	SH("completion: probe and its options", BASH_COMPLETION,
+	   COMPLETE("pr") REPLY COMPLETE("probe --") REPLY,
+	   "probe\n--json --condition --help\n"),
 	/* the trace options not completed */
 	SH("completion: trace's options", BASH_COMPLETION,
 	   COMPLETE("trace --") REPLY,
@@ -1499,8 +1517,30 @@ static const struct test tests[] = {
 	      "thpcowctl: <stdin>:3: /", NULL),
 	/* --check setting anything */
 	{ "fake: apply --check changes nothing", test_cli, &(const struct cli_case){
-	  { "apply", "--check", "-" }, 0, NULL, NULL, NEED_FAKE, NULL, NULL,
-	  "global zero\ncgroup /machine.slice zero\n", true } },
+	  { "apply", "--check", "-" }, 0, NULL, NULL, NEED_FAKE | NEED_CGROUP2,
+	  NULL, NULL, "global zero\ncgroup / zero\n", true } },
+	/* --check passing a file that apply refuses as a whole */
+	{ "cli: apply --check of a missing cgroup, exit 1", test_cli, &(const struct cli_case){
+	  { "apply", "--check", "-" }, 1, NULL,
+	  "thpcowctl: <stdin>: 1 cgroup cannot be opened: apply would change nothing\n",
+	  NEED_CGROUP2, NULL, NULL, "global zero\ncgroup /no-such-cgroup zero\n",
+	  false } },
+	/* apply silent about what it changed (the journal shows it) */
+	{ "fake: apply says what it set", test_cli, &(const struct cli_case){
+	  { "apply", "-" }, 0,
+	  "<stdin>:1: global zero\n<stdin>:2: cgroup / zero\napplied <stdin>\n",
+	  NULL, NEED_FAKE | NEED_CGROUP2, "FAKE_LIST_ROOT=1",
+	  "SET scope=0 mode=1 flags=0 pid=0 cgroup=-\n"
+	  "SET scope=1 mode=1 flags=0 pid=0 cgroup=ok\n"
+	  "LIST room=0\nLIST room=6\n", "global zero\ncgroup / zero\n", true } },
+	/* ... and what it cleared */
+	{ "fake: apply says what it cleared", test_cli, &(const struct cli_case){
+	  { "apply", "-" }, 0,
+	  "<stdin>:1: global kernel\ncleared cgroup / (not in <stdin>)\napplied <stdin>\n",
+	  NULL, NEED_FAKE | NEED_CGROUP2, "FAKE_LIST_ROOT=1",
+	  "SET scope=0 mode=0 flags=0 pid=0 cgroup=-\n"
+	  "LIST room=0\nLIST room=6\n"
+	  "CLEAR scope=1 mode=0 flags=0 pid=0 cgroup=ok\n", "global kernel\n", true } },
 	/* a rule cleared on another cgroup that took the listed path */
 	APPLY("fake: apply clears no cgroup but the rule's", "FAKE_LIST_ROOT=7",
 	      "", 1, "thpcowctl: clear cgroup / (not in <stdin>): ",

@@ -37,6 +37,7 @@ enum {
 	OPT_PATH,
 	OPT_DURATION,
 	OPT_CHECK,
+	OPT_CONDITION,
 };
 
 struct verb {
@@ -80,6 +81,10 @@ int cmd_list(const struct verb *v, int argc, char *argv[]);
 int cmd_exec(const struct verb *v, int argc, char *argv[]);
 int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);
+int cmd_probe(const struct verb *v, int argc, char *argv[]);
+
+/* cmd_module.c: is a thpcow module installed for the running kernel? */
+bool module_installed(void);
 int cmd_trace(const struct verb *v, int argc, char *argv[]);
 int cmd_apply(const struct verb *v, int argc, char *argv[]);
 int cmd_collapse(const struct verb *v, int argc, char *argv[]);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# tests/guest/packages.sh STAGE: inside the guest of tests/vm/packages.t,
+# which boots a Debian root of its own with systemd as init, offline, with
+# the packages of `make deb` in /var/local/thpcow-debs and a local apt
+# repository of what they need (dkms, a compiler, the running kernel's
+# headers) as the root's only apt source. The README's "Install on a KVM
+# host", as an operator types it:
+#   install  apt-get install of the packages (DKMS builds the module),
+#            systemctl enable --now thpcow with a cgroup rule, a process in
+#            that cgroup gets whole THPs, the checks on one guest, reload
+#   reboot   (the next boot) the rule is back; uninstall and purge leave
+#            nothing behind
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$top/tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/inguest.sh
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice
+
+wrf=$top/tests/prog/wrf
+debs=/var/local/thpcow-debs
+out=/var/lib/thpcow-test
+release=$(uname -r)
+version=$(cat "$out/version")
+stats=/sys/kernel/debug/thpcow/stats
+
+cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
+substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
+
+# as the README: apt-get install ./thpcow-dkms_*.deb ./thpcowctl_*.deb
+apt_install() {
+	cd "$debs" || return 1
+	apt-get -q update >"$out/apt.log" 2>&1 || { cat "$out/apt.log"; return 1; }
+	apt-get -q -y install "linux-headers-$release" ./thpcow-dkms_*.deb ./thpcowctl_*.deb \
+		>>"$out/apt.log" 2>&1 || { tail -n 40 "$out/apt.log"; return 1; }
+	grep -E 'DKMS|dkms' "$out/apt.log" | grep -v thpcow-repo | tail -n 15
+	check_match "$(dkms status thpcow)" "^thpcow/$version, $release, x86_64: installed" "dkms status thpcow"
+	check_eq "$(modinfo -F filename thpcow)" "/lib/modules/$release/updates/dkms/thpcow.ko" \
+		"the module DKMS installed"
+	check_eq "$(systemctl is-enabled thpcow.service)" disabled "thpcow.service after install"
+	[[ ! -d /sys/module/thpcow ]] || {
+		echo "installing loaded the module"
+		return 1
+	}
+}
+
+# The README's prerequisites, on this kernel.
+prerequisites() {
+	check_match "$(cat /sys/kernel/mm/transparent_hugepage/enabled)" '\[(always|madvise)\]' "THP enabled"
+	check_eq "$(cat /sys/kernel/mm/transparent_hugepage/use_zero_page)" 1 "use_zero_page"
+	check_eq "$(stat -fc %T /sys/fs/cgroup)" cgroup2fs "the cgroup file system"
+	check_match "$(thpcowctl probe)" $'\nwithout thpcow: +splits\n' "thpcowctl probe"
+}
+
+enable_now() {
+	printf '# tests/vm/packages.t\ncgroup /machine.slice zero\n' >/etc/thpcow.conf
+	systemctl enable --now thpcow
+	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P Result thpcow.service)" \
+		active/success "thpcow.service"
+	check_eq "$(cgroup_rules)" "/machine.slice zero" "the cgroup rules"
+	check_match "$(thpcowctl status)" $'module loaded: +yes' "thpcowctl status"
+	check_match "$(journalctl -u thpcow.service --no-pager -o cat)" \
+		$'/etc/thpcow.conf:2: cgroup /machine.slice zero\napplied /etc/thpcow.conf' "the journal"
+}
+
+# wrf in machine.slice: a whole THP per 2 MiB on write after read.
+write_after_read() {
+	local before
+	before=$(substituted)
+	wrf_in_machine_slice
+	check_eq "$(($(substituted) - before))" 8 "substituted"
+}
+
+# The README's checks on one guest: a QEMU stand-in in machine.slice whose
+# pid is where libvirt keeps it.
+one_guest() {
+	local pid
+	mkdir -p /run/libvirt/qemu
+	systemd-run --quiet --slice=machine.slice --unit=vm1 -p StandardOutput=file:/run/vm1.out \
+		"$wrf" --size 16 --hold
+	for _ in $(seq 100); do grep -q ready /run/vm1.out 2>/dev/null && break; sleep 0.2; done
+	systemctl show -P MainPID vm1 >/run/libvirt/qemu/vm1.pid
+	pid=$(cat /run/libvirt/qemu/vm1.pid)
+	check_match "$(thpcowctl get --pid "$pid")" $'effective mode: +zero\neffective scope: +cgroup' \
+		"thpcowctl get --pid: the cgroup rule in effect"
+	check_match "$(thpcowctl stats)" $'substituted +[1-9]' "thpcowctl stats"
+	check_eq "$(grep AnonHugePages "/proc/$pid/smaps_rollup" | awk '{ print $2 }')" 16384 \
+		"AnonHugePages in smaps_rollup"
+	systemctl stop vm1
+}
+
+reload_applies() {
+	printf '# tests/vm/packages.t, edited\ncgroup /machine.slice copy\n' >/etc/thpcow.conf
+	thpcowctl apply --check
+	systemctl reload thpcow
+	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules after reload"
+}
+
+# The next boot: the edited file applied again.
+after_reboot() {
+	local state
+	state=$(systemctl is-system-running --wait)
+	[[ $state == running ]] || systemctl --failed --no-pager
+	check_eq "$state" running "the system"
+	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P Result thpcow.service)" \
+		active/success "thpcow.service"
+	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
+}
+
+# as the README after an upgrade: the module reloaded, the file applied again.
+reload_module() {
+	systemctl disable --now thpcow
+	thpcowctl unload
+	systemctl enable --now thpcow
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "thpcow.service"
+	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
+}
+
+# as the README: disable, unload, purge; nothing of thpcow is left.
+purge() {
+	systemctl disable --now thpcow
+	thpcowctl unload
+	apt-get -q -y purge thpcow-dkms thpcowctl >"$out/purge.log" 2>&1 || { cat "$out/purge.log"; return 1; }
+	check_eq "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'thpcow*' 2>/dev/null | grep -v '^[up]n')" "" \
+		"thpcow packages known to dpkg"
+	# (*thpcow-test*: this test's unit, dpkg and apt settings)
+	check_eq "$(find /usr/src /lib/modules /var/lib/dkms /etc /lib/systemd /usr/lib/systemd \
+		/usr/sbin /usr/share -name '*thpcow*' ! -name '*thpcow-test*' 2>/dev/null | sort)" "" \
+		"files named thpcow"
+	check_eq "$(dkms status thpcow)" "" "dkms status thpcow"
+	[[ ! -d /sys/module/thpcow ]] || {
+		echo "thpcow is still loaded"
+		return 1
+	}
+}
+
+case ${1:-} in
+install) tap_run apt_install prerequisites enable_now write_after_read one_guest reload_applies ;;
+reboot) tap_run after_reboot reload_module purge ;;
+*) echo "usage: packages.sh install|reboot" >&2; exit 2 ;;
+esac

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# tests/host/deb.t: the Debian packages. `make deb` builds thpcow-dkms and
+# thpcowctl into build/deb/ from a copy of the tree; each holds exactly the
+# expected files (thpcow-dkms: only what the module build needs, a dkms.conf
+# with a literal version and no deprecated keys; thpcowctl: the CLI, man
+# pages, completion, the unit with dh_installsystemd's scripts, the /etc files
+# as conffiles); lintian finds no error and only the warnings listed here;
+# the packaged source builds with DKMS for bookworm's 6.1 headers, where a
+# compiler warning stays a warning (an error in make check), and DKMS
+# declines a series thpcow.service would skip. Needs the
+# build dependencies (make deps) and, for DKMS, root.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$repo/tests/lib/tap.sh"
+cd "$repo" || exit 1
+
+release=6.1.0-57-amd64
+headers=/usr/src/linux-headers-$release
+version=$(sed -n 's/^#define THPCOW_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/uapi/thpcow.h)
+debs=$repo/build/deb
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# The lintian warnings kept, and why: none (lintian -I --pedantic adds one
+# informational tag, package-supports-alternative-init-but-no-init.d-script:
+# there is no init.d script, thpcow.service needs systemd's ExecCondition=).
+lintian_kept=''
+
+need() { command -v "$1" >/dev/null || skip "no $1 (make deps)"; }
+# contents DEB: the paths in DEB, directories left out
+contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sort; }
+deb_of() { echo "$debs/$1_${version}_$2.deb"; }
+
+make_deb() {
+	need dpkg-buildpackage
+	need dh_dkms
+	make -s deb >"$tmp/deb.log" 2>&1 || {
+		tail -n 30 "$tmp/deb.log"
+		return 1
+	}
+	check_eq "$(cd "$debs" && find . -name '*.deb' | sort)" "./thpcow-dkms_${version}_all.deb
+./thpcowctl-dbgsym_${version}_amd64.deb
+./thpcowctl_${version}_amd64.deb" "the packages in build/deb"
+	check_eq "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$version" \
+		"debian/changelog's version (THPCOW_VERSION)"
+	check_eq "$(find build -mindepth 1 -maxdepth 2 | sort)" "build/deb
+build/deb/thpcow-dkms_${version}_all.deb
+build/deb/thpcow_${version}_amd64.buildinfo
+build/deb/thpcow_${version}_amd64.changes
+build/deb/thpcowctl-dbgsym_${version}_amd64.deb
+build/deb/thpcowctl_${version}_amd64.deb" "what make deb left in build/"
+}
+
+dkms_package() {
+	local deb src=./usr/src/thpcow-$version
+	deb=$(deb_of thpcow-dkms all)
+	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
+	check_eq "$(contents "$deb")" "./usr/share/doc/thpcow-dkms/changelog.gz
+./usr/share/doc/thpcow-dkms/copyright
+$src/dkms.conf
+$src/include/uapi/thpcow.h
+$( (cd module && find . -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \)) |
+		sed "s%^\.%$src/module%" | LC_ALL=C sort)" "the files"
+	check_eq "$(dpkg-deb -f "$deb" Architecture)" all "Architecture"
+	check_match "$(dpkg-deb -f "$deb" Depends)" '^dkms ' "Depends (dh_dkms)"
+	dpkg-deb -e "$deb" "$tmp/dkms-ctrl"
+	check_match "$(cat "$tmp/dkms-ctrl/postinst")" "DKMS_NAME=thpcow"$'\n'".*DKMS_VERSION=$version"$'\n' \
+		"postinst: DKMS builds it (dh_dkms)"
+	dpkg-deb -x "$deb" "$tmp/dkms-root"
+	local conf=$tmp/dkms-root/$src/dkms.conf
+	check_eq "$(grep '^PACKAGE_VERSION=' "$conf")" "PACKAGE_VERSION=\"$version\"" "a literal PACKAGE_VERSION"
+	check_eq "$(grep -E '^[[:space:]]*(CLEAN|REMAKE_INITRD|MODULES_CONF|PATCH_MATCH|DEST_MODULE_NAME|OBSOLETE_BY)\b' "$conf")" \
+		"" "deprecated keys"
+	# shellcheck disable=SC2016 # a literal $(
+	check_eq "$(grep -c '\$(' "$conf")" 0 "commands run while DKMS reads dkms.conf"
+	# The series DKMS builds for: module/Kbuild's that split (not 7.x).
+	check_eq "$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\^(\(.*\))\\\.\"$/\1/p' "$conf" | sed 's/\\//g; s/|/ /g')" \
+		"$(sed -n 's/^thpcow-series := //p' module/Kbuild | sed 's/ 7\.[0-9]*//')" \
+		"BUILD_EXCLUSIVE_KERNEL: module/Kbuild's series before 6.13"
+}
+
+ctl_package() {
+	local deb
+	deb=$(deb_of thpcowctl amd64)
+	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
+	check_eq "$(contents "$deb")" "./etc/modprobe.d/thpcow.conf
+./etc/thpcow.conf
+./lib/systemd/system/thpcow.service
+./usr/sbin/thpcowctl
+./usr/share/bash-completion/completions/thpcowctl
+./usr/share/doc/thpcowctl/changelog.gz
+./usr/share/doc/thpcowctl/copyright
+./usr/share/man/man5/thpcow.conf.5.gz
+./usr/share/man/man8/thpcowctl.8.gz" "the files"
+	dpkg-deb -e "$deb" "$tmp/ctl"
+	check_eq "$(cat "$tmp/ctl/conffiles")" "/etc/modprobe.d/thpcow.conf
+/etc/thpcow.conf" "conffiles"
+	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow.service'" \
+		"postrm: dh_installsystemd forgets the unit on purge"
+	check_match "$(dpkg-deb -f "$deb" Depends)" 'libkmod2' "Depends (shlibs)"
+}
+
+lintian_clean() {
+	local out
+	need lintian
+	[[ -f $debs/thpcow_${version}_amd64.changes ]] || skip "no .changes (make_deb failed)"
+	out=$(lintian --tag-display-limit 0 "$debs/thpcow_${version}_amd64.changes" 2>&1 |
+		grep -v 'running with root privileges is not recommended' || true)
+	[[ -z $out ]] || while read -r l; do echo "lintian: $l"; done <<<"$out"
+	check_eq "$(grep '^E:' <<<"$out")" "" "lintian errors"
+	check_eq "$(grep '^W:' <<<"$out" | sed 's/^W: [^ ]* //' | sort)" "$lintian_kept" "lintian warnings"
+}
+
+# dkms build DEB's source in a private DKMS tree (never /var/lib/dkms).
+dkms_private() {
+	env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/pkg/usr/src" \
+		--dkmstree "$tmp/dkmstree" "$@"
+}
+dkms_ready() {
+	need dkms
+	[[ $(id -u) == 0 ]] || skip "dkms needs root"
+	[[ -d $headers ]] || skip "no $headers (make deps)"
+	[[ -f $(deb_of thpcow-dkms all) ]] || skip "no thpcow-dkms package (make_deb failed)"
+	[[ -d $tmp/pkg ]] || dpkg-deb -x "$(deb_of thpcow-dkms all)" "$tmp/pkg"
+}
+
+dkms_builds_package() {
+	local ko
+	dkms_ready
+	mkdir -p "$tmp/dkmstree"
+	dkms_private -k "$release" --kernelsourcedir "$headers" >"$tmp/dkms.log" 2>&1 || {
+		cat "$tmp/dkms.log" "$tmp/dkmstree/thpcow/$version/build/make.log"
+		return 1
+	}
+	ko=$(find "$tmp/dkmstree/thpcow/$version/$release" -name 'thpcow.ko*' | head -n1)
+	check_eq "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$release" "the module's kernel"
+	check_eq "$(modinfo -F version "$ko")" "$version" "its version"
+	check_eq "$(grep -i 'deprecat' "$tmp/dkms.log")" "" "deprecation notices from DKMS"
+}
+
+# A compiler warning (here a #warning added to the packaged main.c) is a
+# warning in a user's DKMS build, and an error in the project's own builds.
+warnings_not_errors() {
+	local src=$tmp/warn/usr/src/thpcow-$version log
+	dkms_ready
+	mkdir -p "$tmp/warn" "$tmp/dkmstree3"
+	cp -r "$tmp/pkg/usr" "$tmp/warn/"
+	echo '#warning "deb.t: a new compiler warning"' >>"$src/module/main.c"
+	env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/warn/usr/src" \
+		--dkmstree "$tmp/dkmstree3" -k "$release" --kernelsourcedir "$headers" >"$tmp/warn.log" 2>&1 || {
+		cat "$tmp/warn.log"
+		return 1
+	}
+	log=$(find "$tmp/dkmstree3" -name make.log | head -n1)
+	check_match "$(cat "$log")" "warning: #warning \"deb.t: a new compiler warning\"" "DKMS's make.log"
+	if THPCOW_WERROR=1 make -s -C "$headers" M="$src/module" modules >"$tmp/werror.log" 2>&1; then
+		echo "THPCOW_WERROR=1: the module built despite the warning"
+		return 1
+	fi
+	check_match "$(cat "$tmp/werror.log")" "error: #warning" "THPCOW_WERROR=1 (make check)"
+}
+
+# 6.13 and later need thpcow only for copy and split, and an unknown series
+# is not supported: DKMS declines both (exit 77, no build, no failure).
+dkms_declines() {
+	local k out rc
+	dkms_ready
+	mkdir -p "$tmp/dkmstree2"
+	for k in 7.3.4+deb13-amd64 6.13.0-1-amd64 6.2.0-1-amd64; do
+		rc=0
+		out=$(env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/pkg/usr/src" \
+			--dkmstree "$tmp/dkmstree2" -k "$k" --kernelsourcedir "$headers" 2>&1) || rc=$?
+		check_eq "$rc" 77 "dkms build -k $k: exit status (77: skipped)"
+		check_match "$out" "BUILD_EXCLUSIVE" "DKMS's message for $k"
+		[[ ! -e $tmp/dkmstree2/thpcow/$version/$k ]] || {
+			echo "DKMS built for $k"
+			return 1
+		}
+	done
+}
+
+# The packaged source with bullseye's DKMS 2.8 and 5.10 headers, and
+# trixie's DKMS 3.x and 6.12 headers, in tests/vm/kbuild's chroots (made if
+# missing: a few minutes); bookworm's is dkms_builds_package.
+dkms_in_chroots() {
+	local s out rc
+	[[ $(id -u) == 0 ]] || skip "the chroots need root"
+	command -v debootstrap >/dev/null || skip "no debootstrap (make deps)"
+	[[ -f $(deb_of thpcow-dkms all) ]] || skip "no thpcow-dkms package (make_deb failed)"
+	for s in 5.10 6.12; do
+		rc=0
+		out=$(env -u THPCOW_WERROR tests/vm/kbuild --dkms "$(deb_of thpcow-dkms all)" "$s" 2>&1) || rc=$?
+		grep -E '^(kbuild|built):' <<<"$out"
+		((rc == 0)) || {
+			tail -n 30 <<<"$out"
+			echo "dkms build for $s failed ($rc)"
+			return 1
+		}
+		check_match "$out" $'\nbuilt: /build/dkms-'"$s"'/tree/thpcow/'"$version"'/[^ ]*/thpcow.ko' "the module for $s"
+		check_eq "$(grep -i 'deprecat' <<<"$out")" "" "deprecation notices from DKMS for $s"
+	done
+}
+
+cases=(
+	make_deb            # make deb: three .deb, a .changes, a .buildinfo in build/deb
+	dkms_package        # thpcow-dkms: module sources only, literal version, no deprecated keys
+	ctl_package         # thpcowctl: CLI, man pages, completion, unit scripts, conffiles
+	lintian_clean       # no lintian error; the warnings kept are listed above
+	dkms_builds_package # the packaged source builds for 6.1 with DKMS
+	warnings_not_errors # a warning fails make check's build, not DKMS's
+	dkms_declines       # 7.3, 6.13 and 6.2: DKMS declines (77), nothing built
+	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
+)
+tap_run "${cases[@]}"

@@ -1,0 +1,150 @@
+# shellcheck shell=bash
+# tests/lib/sysguest.sh: boot a Debian root filesystem (a directory on the
+# host, e.g. a copy of tests/vm/rootfs) with systemd as init in a QEMU guest,
+# for tests/vm/systemd.t and tests/vm/packages.t. Needs tests/lib/vm.sh
+# ($vm_scratch). The root is the guest's over 9p, read-write (what the guest
+# leaves there is its result), or a disk of its own: an ext4 image made from
+# the directory (sysguest_disk), read back with debugfs.
+#
+#   sysguest_boot KDIR ROOT TIMEOUT [THREADS [APPEND]]
+#       boot KDIR's kernel (tests/vm/fetch-kernel) and initramfs, with /init
+#       replaced by one that mounts ROOT and switches to its /sbin/init;
+#       console in $vm_scratch/console.log; returns QEMU's exit status (124
+#       after TIMEOUT seconds). THREADS: multi (default) or single (TCG);
+#       APPEND: more of the kernel's command line. ROOT ending in .img is a
+#       disk image (virtio-blk, ext4; the initramfs gets the modules that
+#       takes from the kernel's package in KDIR/debs).
+#   sysguest_disk ROOT IMAGE
+#       make IMAGE, an ext4 file system of 8 GiB (sparse) holding ROOT
+#   sysguest_test_unit ROOT SCRIPT COMMAND
+#       copy SCRIPT (tests/guest/NAME.sh), its helpers and tests/prog/wrf to
+#       ROOT's /opt/thpcow-test, and make ROOT run COMMAND (sh -c, in
+#       /var/lib/thpcow-test) at boot as thpcow-test.service, after
+#       thpcow.service, then power off; no gettys (a quicker boot)
+#   sysguest_problems RC TIMEOUT
+#       print why and return 1 if the boot timed out or the guest kernel
+#       warned, oopsed or locked up (the guest panics on a WARN).
+
+: "${vm_scratch:?source tests/lib/vm.sh first}" "${repo:?}"
+sysguest_kernel_problems='WARNING: CPU:|BUG:|Oops|Call Trace|detected stall|soft lockup|hard LOCKUP|blocked for more than|Kernel panic'
+
+# the modules a root on an ext4 virtio disk needs, in load order
+sysguest_disk_modules='crc16 crc32c_generic libcrc32c mbcache jbd2 ext4 virtio_blk'
+
+sysguest_disk() {
+	rm -f "$2"
+	truncate -s 8G "$2" && mkfs.ext4 -q -F -L thpcow-root -d "$1" "$2"
+}
+
+# sysguest_initrd_disk KDIR: the disk modules from KDIR's linux-image
+# package into $vm_scratch/initrd/lib/modules/disk, uncompressed.
+sysguest_initrd_disk() {
+	local m f dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	mkdir -p "$dir" "$vm_scratch/kmods"
+	for m in $sysguest_disk_modules; do patterns+=("*/$m.ko*"); done
+	dpkg-deb --fsys-tarfile "$1"/debs/linux-image-*.deb |
+		tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" || return 1
+	for m in $sysguest_disk_modules; do
+		f=$(find "$vm_scratch/kmods" -name "$m.ko*" | head -n1)
+		[[ -n $f ]] || return 1
+		case $f in
+		*.xz) xz -dc "$f" >"$dir/$m.ko" ;;
+		*.zst) zstd -qdc "$f" >"$dir/$m.ko" ;;
+		*) cp "$f" "$dir/$m.ko" ;;
+		esac || return 1
+	done
+}
+
+sysguest_boot() {
+	local kdir=$1 root=$2 timeout=$3 threads=${4:-multi} append=${5:-} kernel rc t0 members=init
+	local rootdev=(-virtfs "local,path=${root//,/,,},mount_tag=thpcow-root,security_model=none,multidevs=remap")
+	mkdir -p "$vm_scratch/initrd"
+	# Stage 1: the initramfs of tests/vm/fetch-kernel (busybox, the virtio
+	# and 9p modules), with this /init instead (a later cpio member
+	# replaces an earlier one): the root over 9p, read-write, or the
+	# disk's, then systemd.
+	cat >"$vm_scratch/initrd/init" <<'INIT'
+#!/bin/sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+while read -r m; do insmod "/lib/modules/$m"; done </lib/modules/load-order
+mkdir -p /newroot
+if [ -d /lib/modules/disk ]; then
+	for m in DISK_MODULES; do insmod "/lib/modules/disk/$m.ko"; done
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 1; done
+	mount -t ext4 /dev/vda /newroot
+else
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=mmap thpcow-root /newroot
+fi || {
+	echo "sysguest: FAILED to mount the root"
+	poweroff -f
+}
+umount /proc
+exec switch_root /newroot /sbin/init
+INIT
+	sed -i "s/DISK_MODULES/$sysguest_disk_modules/" "$vm_scratch/initrd/init"
+	chmod +x "$vm_scratch/initrd/init"
+	if [[ $root == *.img ]]; then
+		sysguest_initrd_disk "$kdir" || { echo "sysguest: no disk modules in $kdir/debs" >&2; return 1; }
+		members="init lib lib/modules lib/modules/disk $(cd "$vm_scratch/initrd" && echo lib/modules/disk/*.ko)"
+		rootdev=(-drive "file=${root//,/,,},if=virtio,format=raw,cache=unsafe")
+	fi
+	# shellcheck disable=SC2086 # members: one path a word
+	(cd "$vm_scratch/initrd" && printf '%s\n' $members | cpio -o -H newc --quiet) >"$vm_scratch/init.cpio"
+	cat "$kdir/initrd.cpio" "$vm_scratch/init.cpio" >"$vm_scratch/initrd.cpio"
+	kernel=$kdir/vmlinux
+	[[ -e $kernel ]] || kernel=$kdir/vmlinuz
+	t0=$SECONDS
+	# shellcheck disable=SC2054 # commas separate QEMU's suboptions
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+		-nodefaults -no-user-config -display none -no-reboot -M pc \
+		-accel "tcg,thread=$threads" -cpu max,-erms,-fsrm -smp 2 -m 2048 \
+		-kernel "$kernel" -initrd "$vm_scratch/initrd.cpio" \
+		-append "console=ttyS0 panic_on_warn=1 panic=-1 softlockup_panic=1 hung_task_panic=1 $append" \
+		-serial "file:$vm_scratch/console.log" "${rootdev[@]}" \
+		</dev/null >"$vm_scratch/qemu.log" 2>&1
+	rc=$?
+	echo "# the guest ran for $((SECONDS - t0)) s (QEMU exit $rc)" >&2
+	return "$rc"
+}
+
+sysguest_test_unit() {
+	local root=$1 t=$1/opt/thpcow-test
+	mkdir -p "$t/tests/guest" "$t/tests/lib" "$t/tests/prog" "$root/var/lib/thpcow-test"
+	cp "$repo/$2" "$t/tests/guest/" &&
+		cp "$repo/tests/lib/tap.sh" "$repo/tests/lib/inguest.sh" "$t/tests/lib/" &&
+		cp "$repo/tests/prog/wrf" "$t/tests/prog/" || return 1
+	cat >"$root/etc/systemd/system/thpcow-test.service" <<UNIT
+[Unit]
+Description=$2, then power off
+After=thpcow.service
+
+# Type=simple: the system reaches 'running' while it runs (the tests wait for it)
+[Service]
+WorkingDirectory=/var/lib/thpcow-test
+ExecStart=/bin/sh -c '$3'
+ExecStopPost=systemctl --no-block poweroff
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+	systemctl --quiet --root="$root" enable thpcow-test.service &&
+		systemctl --quiet --root="$root" mask getty-static.service e2scrub_reap.service
+}
+
+sysguest_problems() {
+	local rc=$1 timeout=$2 console=$vm_scratch/console.log
+	if ((rc == 124 || rc == 137)); then
+		tail -n 30 "$console"
+		echo "the guest timed out after $timeout s"
+		return 1
+	fi
+	if grep -qE "$sysguest_kernel_problems" "$console"; then
+		grep -m1 -B10 -A40 -E "$sysguest_kernel_problems" "$console"
+		echo "the guest kernel reported a problem"
+		return 1
+	fi
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * thpcowctl: does the running kernel, without thpcow, split a write fault on
+ * the huge zero page or give it a whole THP (Linux 6.13 on)? Found out by
+ * trying, in this process's own memory, as the module does at load.
+ */
+#ifndef THPCOWCTL_PROBE_H
+#define THPCOWCTL_PROBE_H
+
+#include <stddef.h>
+
+/* module/Kbuild's thpcow-series (tests/host/install.t checks they agree) */
+#define THPCOW_SERIES	"5.10 6.1 6.12 7.3"
+
+enum kernel_zero {
+	KERNEL_ZERO_UNKNOWN,	/* no huge zero page or no THP to try with */
+	KERNEL_ZERO_SPLITS,	/* a split and one 4 KiB page (<= 6.12) */
+	KERNEL_ZERO_SUBSTITUTES, /* a whole THP, by itself (>= 6.13) */
+};
+
+/* Try; on KERNEL_ZERO_UNKNOWN, why holds the reason. */
+enum kernel_zero kernel_zero_probe(char *why, size_t len);
+const char *kernel_zero_name(enum kernel_zero k);
+/* cmd_probe.c: one sentence on what k means for thpcow on release */
+const char *kernel_zero_advice(enum kernel_zero k, const char *release);
+
+/* Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? */
+int series_of(const char *release, char *series, size_t len);
+int series_known(const char *release);
+
+#endif /* THPCOWCTL_PROBE_H */

@@ -518,7 +518,13 @@ apply_file() {
 	printf '# test\nglobal kernel\ncgroup /thpcow-cli/vms zero # the guests\n' >"$f"
 	fails 0 "" "$ctl" apply --check "$f"
 	check_eq "$("$ctl" list | grep -c '^cgroup')" 1 "rules after --check"
-	fails 0 "" "$ctl" apply "$f"
+	# apply says what it set and cleared (thpcow.service's journal), nothing else
+	run 0 "$ctl" apply "$f"
+	check_eq "$se" "" "stderr of apply"
+	check_eq "$so" "$f:2: global kernel
+$f:3: cgroup /thpcow-cli/vms zero
+cleared cgroup /thpcow-cli/other (not in $f)
+applied $f" "what apply says it did"
 	check_eq "$("$ctl" list --json | jq -c '[.policies[] | [.scope, .cgroup // .pid, .mode]] | sort')" \
 		"[[\"cgroup\",\"/thpcow-cli/vms\",\"zero\"],[\"pid\",$p,\"zero\"]]" "the rules"
 	check_eq "$("$ctl" get --global --json | jq -r .mode)" kernel "the global mode"

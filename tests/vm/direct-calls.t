@@ -31,7 +31,10 @@ safe=(
 	'__traceiter_thpcow_fault __x86_indirect_thunk_[a-z0-9]+'
 	# cgroup_put() -> percpu_ref_put() calls the css's release callback,
 	# which percpu_ref_init() took by address: it has its ENDBR64.
-	'thpcow_(rule_free|policy_set|policy_get|policy_clear) __x86_indirect_thunk_[a-z0-9]+'
+	'thpcow_(rule_free|policy_set_cgroup|put_target)(\.[a-z]+\.[0-9]+)? __x86_indirect_thunk_[a-z0-9]+'
+	# The rule walk calls the visitor ctl.c or debugfs.c passes: a function
+	# of this module whose address is taken, so it has its ENDBR64.
+	'thpcow_policy_walk __x86_indirect_thunk_[a-z0-9]+'
 )
 
 # indirect_branches KO: "FUNCTION TARGET INSTRUCTION" per indirect branch.

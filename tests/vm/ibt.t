@@ -59,12 +59,17 @@ assumed() {
 
 # cli.sh's stats case times 1 s intervals of `stats --watch` while a
 # workload runs: with one TCG thread for all vCPUs (6.12, 7.x) the guest
-# oversleeps them; cli.t runs it on 6.1.
-suites='TAP_SKIP=stats tests/guest/cli.sh && THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
+# oversleeps them; cli.t runs it on 6.1. On 7.x, where the kernel gives
+# whole THPs by itself, the cases that expect a splitting kernel (status's
+# native zero, substituted trace events, splits outside a cgroup rule) are
+# skipped too: cli.sh is written for one.
+stress='THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
+suites_splitting="TAP_SKIP=stats tests/guest/cli.sh && $stress"
+suites_native="TAP_SKIP='stats status_text status_json trace_json trace_text trace_stalled_reader apply_file' tests/guest/cli.sh && $stress"
 loads_5_10() { assumed 5.10 none; }
 loads_6_1() { assumed 6.1 none; }
-suites_6_12() { assumed 6.12 some "$suites"; }
-suites_latest() { assumed latest some "$suites"; }
+suites_6_12() { assumed 6.12 some "$suites_splitting"; }
+suites_latest() { assumed latest some "$suites_native"; }
 
 cd "$repo" || exit 1
 [[ -d module ]] || { echo "1..0 # SKIP no module/ yet"; exit 0; }
@@ -72,6 +77,7 @@ cases=(
 	loads_5_10    # bullseye's 5.10 (not built with IBT): loads, calls direct
 	loads_6_1     # bookworm's 6.1 (not built with IBT): the same
 	suites_6_12   # trixie's 6.12 (IBT, all sealed): loads; cli, stress pass
-	suites_latest # trixie-backports' 7.x (the same): loads; cli, stress pass
+	suites_latest # trixie-backports' 7.x (the same): loads; cli (but for what
+	              # assumes a splitting kernel), stress pass
 )
 tap_run "${cases[@]}"

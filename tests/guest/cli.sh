@@ -428,14 +428,20 @@ trace_stalled_reader() {
 	# shellcheck disable=SC2034 # load and reader are set through spawn's nameref
 	local load reader tr
 	cleanup
+	# Each step says it began: a failure that prints nothing (seen once,
+	# not explained) then shows where it happened.
 	mkfifo "$out/stalled"
 	spawn reader sh -c 'exec sleep 600 <>"$0"' "$out/stalled"
 	spawn tr "$ctl" trace >"$out/stalled"
+	echo "step: trace $tr started, waiting for its instance"
 	wait_for trace_ready
 	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
+	echo "step: load $load started, waiting for trace to block in pipe_write"
 	wait_for in_pipe_write "$tr"
+	echo "step: SIGTERM to trace"
 	kill -TERM "$tr"
 	wait_for gone "$tr"
+	echo "step: trace gone, its exit status"
 	wait "$tr" || {
 		echo "trace: exit status $?"
 		return 1

@@ -4,7 +4,8 @@
  *
  *   stats     "name value" lines: the counters of include/uapi/thpcow.h,
  *             summed over CPUs, then the module's state: rules, global
- *             mode, whether the kernel substitutes by itself, whether IBT
+ *             mode, whether the kernel substitutes by itself, whether the
+ *             hook is armed (only while a policy is active), whether IBT
  *             is enforced (or assumed), and the kernel functions thpcow
  *             calls directly, their call sites checked at load and how
  *             many of them have a sealed ENDBR64.
@@ -36,6 +37,7 @@ static int thpcow_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "global_mode %s\n",
 		   thpcow_mode_names[thpcow_policy_global()]);
 	seq_printf(m, "native_zero %d\n", thpcow_native_zero);
+	seq_printf(m, "hook_armed %d\n", thpcow_hook_is_armed());
 	seq_printf(m, "ibt_enforced %d\n", thpcow_ibt_enforced());
 	seq_printf(m, "direct_calls %u\n", thpcow_calls.direct);
 	seq_printf(m, "call_sites %u\n", thpcow_calls.sites);

@@ -11,11 +11,25 @@
  * again: a call coming from this module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
  * the original is a real call and its return address lies in the module.
+ *
+ * The callback is registered ("armed") only while some policy asks for
+ * something (thpcow_policy_active()): with no rule and the global mode
+ * kernel, the function's entry is the kernel's own nop and faults cost
+ * nothing, as kprobes do with their ftrace ops. Arming may sleep, so it
+ * happens in process context: synchronously when an interface sets a
+ * policy (thpcow_hook_get()), so that the policy is in force when the
+ * call returns, or from a work item when the fork probe passes a rule to
+ * a child of a process whose rule was just cleared. Disarming waits for a
+ * second of no policy, in the same work item, as it waits for an RCU
+ * tasks grace period. A fault that comes while the hook is not armed
+ * takes the kernel's path, which is always a correct answer.
  */
 #include "thpcow.h"
 
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <linux/userfaultfd_k.h>
 
 #define CREATE_TRACE_POINTS
@@ -128,6 +142,126 @@ static struct ftrace_ops thpcow_ftrace_ops = {
 	.flags = THPCOW_FTRACE_FLAGS,
 };
 
+/*
+ * thpcow_hook_mutex serialises arming and disarming; under it, the hook is
+ * armed whenever thpcow_hook_users is nonzero (a policy being set) or a
+ * policy is active, except while thpcow_hook_work has yet to run.
+ */
+static DEFINE_MUTEX(thpcow_hook_mutex);
+static bool thpcow_hook_installed;
+static bool thpcow_hook_armed;
+static unsigned int thpcow_hook_users;
+
+static void thpcow_hook_sync(struct work_struct *work);
+static DECLARE_DELAYED_WORK(thpcow_hook_work, thpcow_hook_sync);
+
+/* How long no policy must be active before the callback goes. */
+#define THPCOW_HOOK_IDLE_DELAY	HZ
+
+static int thpcow_hook_arm(void)
+{
+	int ret;
+
+	lockdep_assert_held(&thpcow_hook_mutex);
+	if (thpcow_hook_armed)
+		return 0;
+	ret = register_ftrace_function(&thpcow_ftrace_ops);
+	if (ret) {
+		pr_err("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
+		       ret);
+		return ret;
+	}
+	WRITE_ONCE(thpcow_hook_armed, true);
+	return 0;
+}
+
+static void thpcow_hook_disarm(void)
+{
+	lockdep_assert_held(&thpcow_hook_mutex);
+	if (!thpcow_hook_armed)
+		return;
+	/* Cleared first: a rule linked meanwhile asks for a new arming. */
+	WRITE_ONCE(thpcow_hook_armed, false);
+	/* Waits for tasks in the trampoline and the callback (RCU tasks). */
+	unregister_ftrace_function(&thpcow_ftrace_ops);
+}
+
+static void thpcow_hook_sync(struct work_struct *work)
+{
+	mutex_lock(&thpcow_hook_mutex);
+	if (!thpcow_hook_installed)
+		goto out;
+	if (thpcow_hook_users || thpcow_policy_active()) {
+		/* Nothing to tell: the next set reports the same failure. */
+		thpcow_hook_arm();
+		goto out;
+	}
+	thpcow_hook_disarm();
+	/* A child's rule may have been linked while the callback went. */
+	if (thpcow_policy_active())
+		thpcow_hook_arm();
+out:
+	mutex_unlock(&thpcow_hook_mutex);
+}
+
+/*
+ * The set of policies changed, maybe in atomic context: arm at once if a
+ * policy is active and the hook is not armed, or disarm after a while if
+ * none is. Cheap when there is nothing to do.
+ */
+void thpcow_hook_update(void)
+{
+	bool active = thpcow_policy_active();
+
+	/* Not before install (a parameter at load) nor after remove. */
+	if (!READ_ONCE(thpcow_hook_installed) ||
+	    active == READ_ONCE(thpcow_hook_armed))
+		return;
+	if (active)
+		mod_delayed_work(system_wq, &thpcow_hook_work, 0);
+	else
+		queue_delayed_work(system_wq, &thpcow_hook_work,
+				   THPCOW_HOOK_IDLE_DELAY);
+}
+
+/*
+ * Arm the hook, if it is not, and keep it armed until thpcow_hook_put():
+ * an interface brackets setting a policy with the two, so the policy is in
+ * force when it returns, or it fails with nothing changed. Before the
+ * hook is installed (a parameter given at load) there is nothing to do:
+ * installing arms it.
+ */
+int thpcow_hook_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&thpcow_hook_mutex);
+	if (thpcow_hook_installed)
+		ret = thpcow_hook_arm();
+	if (!ret)
+		thpcow_hook_users++;
+	mutex_unlock(&thpcow_hook_mutex);
+	return ret;
+}
+
+void thpcow_hook_put(void)
+{
+	mutex_lock(&thpcow_hook_mutex);
+	thpcow_hook_users--;
+	mutex_unlock(&thpcow_hook_mutex);
+	thpcow_hook_update();
+}
+
+bool thpcow_hook_is_armed(void)
+{
+	return READ_ONCE(thpcow_hook_armed);
+}
+
+/*
+ * Set the filter and arm once, so that a load fails at once, and says why,
+ * where the function cannot be hooked at all; thpcow_hook_update() then
+ * disarms if no policy is active.
+ */
 int thpcow_hook_install(void)
 {
 	unsigned long addr = (unsigned long)thpcow_ksym_addr(do_huge_pmd_wp_page);
@@ -145,12 +279,14 @@ int thpcow_hook_install(void)
 		       (void *)addr, ret);
 		return ret;
 	}
-	ret = register_ftrace_function(&thpcow_ftrace_ops);
-	if (ret) {
-		pr_err("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
-		       ret);
+	mutex_lock(&thpcow_hook_mutex);
+	ret = thpcow_hook_arm();
+	WRITE_ONCE(thpcow_hook_installed, !ret);
+	mutex_unlock(&thpcow_hook_mutex);
+	if (ret)
 		ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
-	}
+	else
+		thpcow_hook_update();
 	return ret;
 }
 
@@ -162,14 +298,25 @@ int thpcow_hook_install(void)
  *  - synchronize_srcu() waits for handlers, which may sleep allocating;
  *  - the last RCU-tasks grace period waits for tasks between
  *    srcu_read_unlock() and the return.
+ * The work item may still be queued by the policy probes until they are
+ * gone: thpcow_hook_flush() waits for it then.
  */
 void thpcow_hook_remove(void)
 {
 	unsigned long addr = (unsigned long)thpcow_ksym_addr(do_huge_pmd_wp_page);
 
-	unregister_ftrace_function(&thpcow_ftrace_ops);
+	mutex_lock(&thpcow_hook_mutex);
+	WRITE_ONCE(thpcow_hook_installed, false);
+	thpcow_hook_disarm();
+	mutex_unlock(&thpcow_hook_mutex);
 	ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
 	synchronize_rcu_tasks();
 	synchronize_srcu(&thpcow_srcu);
 	synchronize_rcu_tasks();
+}
+
+/* Nothing queues the work item any more: wait for it to be idle. */
+void thpcow_hook_flush(void)
+{
+	cancel_delayed_work_sync(&thpcow_hook_work);
 }

@@ -114,7 +114,7 @@ static int __init thpcow_init(void)
 	ret = thpcow_policy_init();
 	if (ret)
 		goto out_srcu;
-	/* With no rule the hook passes every fault on untouched. */
+	/* Armed for a moment, to fail here if it cannot be; then idle. */
 	ret = thpcow_hook_install();
 	if (ret)
 		goto out_policy;
@@ -139,6 +139,7 @@ out_hook:
 	thpcow_hook_remove();
 out_policy:
 	thpcow_policy_exit();
+	thpcow_hook_flush();
 out_srcu:
 	cleanup_srcu_struct(&thpcow_srcu);
 	return ret;
@@ -150,6 +151,7 @@ static void __exit thpcow_exit(void)
 	thpcow_debugfs_exit();
 	thpcow_hook_remove();
 	thpcow_policy_exit();
+	thpcow_hook_flush();
 	cleanup_srcu_struct(&thpcow_srcu);
 	thpcow_report_counters();
 }

@@ -132,11 +132,21 @@ enum thpcow_mode thpcow_policy_global(void)
 
 int thpcow_policy_set_global(enum thpcow_mode mode)
 {
-	int ret = thpcow_mode_check(mode);
+	int ret = thpcow_mode_check(mode) ?: thpcow_hook_get();
 
-	if (!ret)
-		WRITE_ONCE(thpcow_global_mode, mode);
-	return ret;
+	if (ret)
+		return ret;
+	WRITE_ONCE(thpcow_global_mode, mode);
+	thpcow_hook_put();
+	return 0;
+}
+
+/* Does any policy ask for anything, so that the hook must be armed? */
+bool thpcow_policy_active(void)
+{
+	return atomic_read(&thpcow_nr_pid_rules) ||
+	       atomic_read(&thpcow_nr_cgroup_rules) ||
+	       READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
 }
 
 /*
@@ -202,6 +212,8 @@ static void thpcow_rule_link(struct thpcow_rule *rule)
 	atomic_inc(thpcow_scope_count(rule->scope));
 	if (rule->flags & THPCOW_POLICY_CHILDREN)
 		atomic_inc(&thpcow_nr_inherit_rules);
+	/* A child's rule, from the fork probe, may find the hook disarmed. */
+	thpcow_hook_update();
 }
 
 static void thpcow_rule_unlink(struct thpcow_rule *rule)
@@ -211,6 +223,7 @@ static void thpcow_rule_unlink(struct thpcow_rule *rule)
 	atomic_dec(thpcow_scope_count(rule->scope));
 	thpcow_rule_set_flags(rule, 0);
 	call_srcu(&thpcow_srcu, &rule->rcu, thpcow_rule_free);
+	thpcow_hook_update();
 }
 
 static bool thpcow_rule_stale(struct thpcow_rule *rule)
@@ -317,13 +330,21 @@ int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
 			   u32 flags)
 {
 	struct thpcow_rule *rule;
+	int ret;
 
 	thpcow_policy_reap();
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
 				 mode, flags, GFP_KERNEL);
 	if (!rule)
 		return -ENOMEM;
-	return thpcow_rule_upsert(rule, task);
+	ret = thpcow_hook_get();
+	if (ret) {
+		thpcow_rule_free(&rule->rcu);
+		return ret;
+	}
+	ret = thpcow_rule_upsert(rule, task);
+	thpcow_hook_put();
+	return ret;
 }
 
 /* Set @cgrp's rule (it takes a reference of its own). */
@@ -331,6 +352,7 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 			     u32 flags)
 {
 	struct thpcow_rule *rule;
+	int ret;
 
 	thpcow_policy_reap();
 	cgroup_get(cgrp);
@@ -340,7 +362,14 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 		cgroup_put(cgrp);
 		return -ENOMEM;
 	}
-	return thpcow_rule_upsert(rule, NULL);
+	ret = thpcow_hook_get();
+	if (ret) {
+		thpcow_rule_free(&rule->rcu);
+		return ret;
+	}
+	ret = thpcow_rule_upsert(rule, NULL);
+	thpcow_hook_put();
+	return ret;
 }
 
 static int thpcow_rule_clear(enum thpcow_scope scope, const void *key)

@@ -54,9 +54,14 @@ int thpcow_resolve_symbols(void);
 /* probe.c: does the kernel substitute the huge zero page itself? */
 bool thpcow_probe_native_zero(void);
 
-/* hook.c */
+/* hook.c: the ftrace hook, armed only while a policy is active */
 int thpcow_hook_install(void);
 void thpcow_hook_remove(void);
+void thpcow_hook_flush(void);
+int thpcow_hook_get(void);
+void thpcow_hook_put(void);
+void thpcow_hook_update(void);
+bool thpcow_hook_is_armed(void);
 
 /* subst.c */
 vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
@@ -91,6 +96,7 @@ enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
 void thpcow_policy_account(struct thpcow_rule *rule);
 bool thpcow_policy_wants(struct mm_struct *mm);
+bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
 int thpcow_policy_set_global(enum thpcow_mode mode);
 int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,

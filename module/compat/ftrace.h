@@ -7,6 +7,12 @@
  * FTRACE_OPS_FL_RECURSION_SAFE meant "do not protect me"; leaving it out
  * gets ftrace's recursion protection, which 5.11 on ask for with
  * FTRACE_OPS_FL_RECURSION.
+ *
+ * Where the architecture passes the arguments in ftrace_regs and lets the
+ * callback change the return address (HAVE_DYNAMIC_FTRACE_WITH_ARGS: x86
+ * from 5.11), the hook needs no FTRACE_OPS_FL_SAVE_REGS, as livepatch
+ * does not: the call goes through the lighter ftrace_caller instead of
+ * ftrace_regs_caller, which saves every register and the flags.
  */
 #ifndef THPCOW_COMPAT_FTRACE_H
 #define THPCOW_COMPAT_FTRACE_H
@@ -23,10 +29,12 @@
 #define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION
 #endif
 
-#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
-#define THPCOW_FTRACE_SAVE_REGS	FTRACE_OPS_FL_SAVE_REGS
-#else
+#if !THPCOW_UP_TO_5_10 && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define THPCOW_FTRACE_WITH_ARGS	1
 #define THPCOW_FTRACE_SAVE_REGS	0
+#else
+#define THPCOW_FTRACE_WITH_ARGS	0
+#define THPCOW_FTRACE_SAVE_REGS	FTRACE_OPS_FL_SAVE_REGS
 #endif
 
 #define THPCOW_FTRACE_FLAGS						\
@@ -38,7 +46,7 @@ static inline void thpcow_ftrace_set_ip(struct thpcow_ftrace_regs *fregs,
 {
 #if THPCOW_UP_TO_5_10
 	instruction_pointer_set(fregs, ip);
-#elif !defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#elif !THPCOW_FTRACE_WITH_ARGS
 	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
 	instruction_pointer_set(ftrace_get_regs(fregs), ip);
 #elif THPCOW_UP_TO_6_1
@@ -54,10 +62,13 @@ thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
 {
 #if THPCOW_UP_TO_5_10
 	return (struct vm_fault *)regs_get_kernel_argument(fregs, 0);
-#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#elif !THPCOW_FTRACE_WITH_ARGS
 	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
 	return (struct vm_fault *)regs_get_kernel_argument(ftrace_get_regs(fregs),
 							   0);
+#elif THPCOW_UP_TO_6_1
+	/* x86's ftrace_regs: a pt_regs with the argument registers saved */
+	return (struct vm_fault *)regs_get_kernel_argument(&fregs->regs, 0);
 #else
 	return (struct vm_fault *)ftrace_regs_get_argument(fregs, 0);
 #endif

@@ -16,6 +16,7 @@ source "$here/../lib/tap.sh"
 source "$here/../lib/guest.sh"
 
 size=64 # MiB per run: 32 huge pages
+tracefs=/sys/kernel/tracing
 regions=$((size / 2))
 
 # expect_thps NAME [FAULTS]: the run got a whole THP per 2 MiB, its data are
@@ -217,6 +218,51 @@ fallback_memcg_full() {
 	}
 }
 
+# hooked: is do_huge_pmd_wp_page under an ftrace callback of thpcow's,
+# as ftrace itself and thpcow's debugfs say ("1 1" or "0 0")?
+hooked() {
+	local listed=0
+	grep -q '^do_huge_pmd_wp_page ' "$tracefs/enabled_functions" && listed=1
+	echo "$listed $(stat_of hook_armed)"
+}
+
+# within SECONDS WANT: hooked says WANT within SECONDS.
+hooked_within() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		[[ $(hooked) == "$2" ]] && return 0
+		sleep 0.1
+	done
+	echo "hooked: $(hooked) after $1 s, want $2"
+	return 1
+}
+
+hook_armed_only_with_policy() {
+	local pid
+	check_eq "$("$ctl" list --json | grep -c '"scope"')" 0 "rules at start"
+	# Disarmed a second after the last policy went (or the load).
+	hooked_within 5 "0 0" || return 1
+	sleep 30 &
+	pid=$!
+	"$ctl" set --pid "$pid" zero
+	# In force when set returns.
+	check_eq "$(hooked)" "1 1" "hooked right after set --pid"
+	"$ctl" clear --pid "$pid"
+	hooked_within 5 "0 0" || return 1
+	"$ctl" set --global copy
+	check_eq "$(hooked)" "1 1" "hooked right after set --global"
+	"$ctl" clear --global
+	hooked_within 5 "0 0" || return 1
+	# A rule that goes with its process disarms too.
+	"$ctl" set --pid "$pid" zero
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	hooked_within 5 "0 0" || return 1
+	# And a policy works again after all that.
+	wrf_as rearmed "$ctl" exec zero -- "$wrf" --size "$size" --verify
+	expect_thps rearmed
+}
+
 cases=(
 	zero_pid_gets_thps           # a pid policy 'zero': one THP per 2 MiB, no split
 	no_policy_splits             # without a policy the stock split stays
@@ -230,6 +276,7 @@ cases=(
 	bad_requests_change_nothing  # ESRCH, ENOTDIR, bad mode, EPERM: nothing changes
 	fallback_thp_disabled        # THP off after the zero page was mapped: stock split
 	fallback_memcg_full          # memcg cannot take 2 MiB more: stock split, no OOM
+	hook_armed_only_with_policy  # no policy: do_huge_pmd_wp_page is not even hooked
 )
 tap_run "${cases[@]}"
 guest_done $?

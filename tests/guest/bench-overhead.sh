@@ -5,7 +5,8 @@
 # copied; fork+exit) in three configurations, interleaved, each round in a
 # rotated order:
 #   unloaded  the module is not loaded (rmmod)
-#   none      loaded, no policy at all (global mode kernel)
+#   none      loaded, no policy at all (global mode kernel): the hook is
+#             not even armed, once thpcow disarmed it
 #   other     loaded, with a zero policy for another process
 #   many      loaded, with 1000 other processes' zero --children policies
 #             (the fork and exit probes look every process up)
@@ -31,6 +32,9 @@ fi
 other=''
 many=''
 policies() { awk '$1 == "policies" { print $2 }' /sys/kernel/debug/thpcow/stats; }
+# hook_armed: 1 while thpcow's ftrace hook is registered, 0 once it went
+# (a second after the last policy), empty for a module that always hooks.
+hook_armed() { awk '$1 == "hook_armed" { print $2 }' /sys/kernel/debug/thpcow/stats; }
 
 configure() {
 	if [[ -n $other ]]; then
@@ -50,7 +54,9 @@ configure() {
 	fi
 	have_module || insmod "$module_ko"
 	"$ctl" set --global kernel >/dev/null
-	if [[ $1 == other ]]; then
+	if [[ $1 == none ]]; then # measure the idle state, not the second before it
+		while [[ $(hook_armed) == 1 ]]; do sleep 0.2; done
+	elif [[ $1 == other ]]; then
 		sleep 100000 &
 		other=$!
 		"$ctl" set --pid "$other" zero >/dev/null

@@ -14,9 +14,11 @@
  * clears a THP); writers take thpcow_rules_lock, a spinlock because the
  * fork and exit tracepoints change the table from atomic context. Those
  * probes run for every fork and exit on the machine and look up under
- * SRCU too, taking the lock only to link or unlink. Freed rules go through
- * call_srcu(). The fault path takes no lock and allocates
- * nothing; with no rules at all it reads two counters and the global mode.
+ * SRCU too, taking the lock only to link or unlink. The ftrace callback's
+ * quick "is this mm covered?" looks up under plain RCU, so an unlinked
+ * rule is freed after an RCU and then an SRCU grace period. The fault path
+ * takes no lock and allocates nothing; with no rules at all it reads two
+ * counters and the global mode.
  *
  * This file is the store only: rules, the lookup, and their lifetime. The
  * interfaces (ctl.c, debugfs.c) resolve and check what userspace names,
@@ -56,7 +58,7 @@ static u32 thpcow_global_mode = THPCOW_MODE_KERNEL;
 static atomic64_t thpcow_global_substitutions = ATOMIC64_INIT(0);
 
 #define thpcow_rules_held()						\
-	(srcu_read_lock_held(&thpcow_srcu) ||				\
+	(srcu_read_lock_held(&thpcow_srcu) || rcu_read_lock_held() ||	\
 	 lockdep_is_held(&thpcow_rules_lock))
 
 #define thpcow_for_each_rule_possible(rule, k)				\
@@ -100,7 +102,10 @@ static struct thpcow_rule *thpcow_rule_of_task(struct task_struct *task)
 	return NULL;
 }
 
-/* Caller holds thpcow_srcu; *@rulep stays valid until it drops it. */
+/*
+ * Caller holds thpcow_srcu, or an RCU read lock; *@rulep stays valid until
+ * it drops it.
+ */
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rulep)
 {
@@ -151,22 +156,22 @@ bool thpcow_policy_active(void)
 
 /*
  * Does a policy ask for anything but the kernel's way for faults in @mm?
- * Asked by the ftrace callback (preemption off) on every write fault on a
- * huge PMD, so that faults no policy covers do not enter thpcow at all;
- * the handler asks again, as a rule may change in between.
+ * Asked by the ftrace callback on every write fault on a huge PMD while
+ * the hook is armed, so that faults no policy covers do not enter thpcow
+ * at all; the handler asks again, as a rule may change in between.
  */
 bool thpcow_policy_wants(struct mm_struct *mm)
 {
 	struct thpcow_rule *rule;
 	enum thpcow_mode mode;
-	int idx;
 
 	if (!atomic_read(&thpcow_nr_pid_rules) &&
 	    !atomic_read(&thpcow_nr_cgroup_rules))
 		return READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
-	idx = srcu_read_lock(&thpcow_srcu);
+	/* Rules are freed after an RCU grace period too: no SRCU barriers. */
+	rcu_read_lock();
 	mode = thpcow_policy_of(mm, &rule);
-	srcu_read_unlock(&thpcow_srcu, idx);
+	rcu_read_unlock();
 	return mode != THPCOW_MODE_KERNEL;
 }
 
@@ -185,6 +190,16 @@ static void thpcow_rule_free(struct rcu_head *head)
 	else
 		cgroup_put(rule->cgrp);
 	kfree(rule);
+}
+
+/*
+ * An unlinked rule is freed after an RCU grace period (for the ftrace
+ * callback's lookup, thpcow_policy_wants()) and then an SRCU one (for the
+ * fault handler and the interfaces, which may sleep while they hold it).
+ */
+static void thpcow_rule_rcu_done(struct rcu_head *head)
+{
+	call_srcu(&thpcow_srcu, head, thpcow_rule_free);
 }
 
 static atomic_t *thpcow_scope_count(enum thpcow_scope scope)
@@ -222,7 +237,7 @@ static void thpcow_rule_unlink(struct thpcow_rule *rule)
 	hash_del_rcu(&rule->node);
 	atomic_dec(thpcow_scope_count(rule->scope));
 	thpcow_rule_set_flags(rule, 0);
-	call_srcu(&thpcow_srcu, &rule->rcu, thpcow_rule_free);
+	call_rcu(&rule->rcu, thpcow_rule_rcu_done);
 	thpcow_hook_update();
 }
 
@@ -634,5 +649,6 @@ void thpcow_policy_exit(void)
 	hash_for_each_safe(thpcow_rules, bkt, tmp, rule, node)
 		thpcow_rule_unlink(rule);
 	spin_unlock(&thpcow_rules_lock);
+	rcu_barrier();		/* thpcow_rule_rcu_done() passes them on */
 	srcu_barrier(&thpcow_srcu);
 }

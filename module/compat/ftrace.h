@@ -3,10 +3,14 @@
  * ftrace: the callback's last argument, its flags, and how to read the
  * hooked call's argument and redirect the call.
  *
- * 5.10 hands over pt_regs; from 5.11 it is ftrace_regs. 5.10's
- * FTRACE_OPS_FL_RECURSION_SAFE meant "do not protect me"; leaving it out
- * gets ftrace's recursion protection, which 5.11 on ask for with
- * FTRACE_OPS_FL_RECURSION.
+ * 5.10 hands over pt_regs; from 5.11 it is ftrace_regs.
+ *
+ * The callback needs no recursion protection from ftrace: it traces one
+ * function, do_huge_pmd_wp_page(), which nothing the callback does can
+ * reach, and it runs only in the task context of a page fault. So ftrace
+ * calls it directly instead of through ftrace_ops_assist_func(): 5.10 is
+ * told with FTRACE_OPS_FL_RECURSION_SAFE, from 5.11 the default is so
+ * (FTRACE_OPS_FL_RECURSION would ask for the protection).
  *
  * Where the architecture passes the arguments in ftrace_regs and lets the
  * callback change the return address (HAVE_DYNAMIC_FTRACE_WITH_ARGS: x86
@@ -23,10 +27,10 @@
 
 #if THPCOW_UP_TO_5_10
 #define thpcow_ftrace_regs	pt_regs
-#define THPCOW_FTRACE_RECURSION	0
+#define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION_SAFE
 #else
 #define thpcow_ftrace_regs	ftrace_regs
-#define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION
+#define THPCOW_FTRACE_RECURSION	0
 #endif
 
 #if !THPCOW_UP_TO_5_10 && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)

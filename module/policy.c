@@ -102,24 +102,27 @@ static struct thpcow_rule *thpcow_rule_of_task(struct task_struct *task)
 	return NULL;
 }
 
-/*
- * Caller holds thpcow_srcu, or an RCU read lock; *@rulep stays valid until
- * it drops it.
- */
+/* The rule that decides for @mm's memory, or NULL; caller holds RCU. */
+static struct thpcow_rule *thpcow_rule_of_mm(struct mm_struct *mm)
+{
+	struct task_struct *owner;
+
+	if (!atomic_read(&thpcow_nr_pid_rules) &&
+	    !atomic_read(&thpcow_nr_cgroup_rules))
+		return NULL;
+	owner = rcu_dereference(mm->owner);
+	return owner ? thpcow_rule_of_task(owner) : NULL;
+}
+
+/* Caller holds thpcow_srcu; *@rulep stays valid until it drops it. */
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rulep)
 {
-	struct thpcow_rule *rule = NULL;
-	struct task_struct *owner;
+	struct thpcow_rule *rule;
 
-	if (atomic_read(&thpcow_nr_pid_rules) ||
-	    atomic_read(&thpcow_nr_cgroup_rules)) {
-		rcu_read_lock();
-		owner = rcu_dereference(mm->owner);
-		if (owner)
-			rule = thpcow_rule_of_task(owner);
-		rcu_read_unlock();
-	}
+	rcu_read_lock();
+	rule = thpcow_rule_of_mm(mm);
+	rcu_read_unlock();
 	*rulep = rule;
 	return rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 }
@@ -163,14 +166,12 @@ bool thpcow_policy_active(void)
 bool thpcow_policy_wants(struct mm_struct *mm)
 {
 	struct thpcow_rule *rule;
-	enum thpcow_mode mode;
+	u32 mode;
 
-	if (!atomic_read(&thpcow_nr_pid_rules) &&
-	    !atomic_read(&thpcow_nr_cgroup_rules))
-		return READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
 	/* Rules are freed after an RCU grace period too: no SRCU barriers. */
 	rcu_read_lock();
-	mode = thpcow_policy_of(mm, &rule);
+	rule = thpcow_rule_of_mm(mm);
+	mode = rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 	rcu_read_unlock();
 	return mode != THPCOW_MODE_KERNEL;
 }

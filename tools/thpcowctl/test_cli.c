@@ -1461,6 +1461,16 @@ static const struct test tests[] = {
 	{ "cli: apply without the module, exit 1", test_cli, &(const struct cli_case){
 	  { "apply", "-" }, 1, NULL, NOT_LOADED, 0, NULL, NULL, "global zero\n",
 	  false } },
+	/* a metric a real parser refuses, or values other than the counters */
+	SH("stats --format prometheus: prometheus_client parses it",
+	   "/usr/lib/python3/dist-packages/prometheus_client/parser.py",
+	   "export THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null; "
+	   "t=$(mktemp -d); LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" "
+	   "stats --format prometheus >\"$t/p\" && "
+	   "{ LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" stats -n -r; "
+	   "echo policies 2; echo global_mode zero; } >\"$t/s\" && "
+	   "\"$1/../../tests/guest/prometheus-check.py\" \"$t/p\" \"$t/s\" 2097152; "
+	   "rm -rf \"$t\"", "ok\n"),
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
 	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),

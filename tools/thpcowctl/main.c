@@ -41,16 +41,16 @@ static int cmd_help(const struct verb *v, int argc, char *argv[]);
 	"                  chosen columns as libsmartcols writes JSON\n"
 #define USAGE_TABLE	"[-J] [-o COLUMNS] [-n] [-r]"
 
-static const struct table_col *list_columns(size_t *n)
+static void list_columns(FILE *f)
 {
-	*n = list_ncols;
-	return list_cols;
+	table_help(f, "Available output columns (-o)", list_cols, list_ncols);
 }
 
-static const struct table_col *stats_columns(size_t *n)
+static void stats_columns(FILE *f)
 {
-	*n = counter_ncols;
-	return counter_cols;
+	table_help(f, "Available output columns (-o)", counter_cols,
+		   counter_ncols);
+	table_help(f, "With --watch", watch_cols(), watch_ncols);
 }
 
 static const struct verb verbs[] = {
@@ -204,13 +204,8 @@ static void print_verb_help(const struct verb *v, FILE *f)
 		v->help ? v->help : "");
 	if (v->takes_mode)
 		fprintf(f, "\nMODE is one of: %s.\n", mode_list());
-	if (v->columns) {
-		const struct table_col *cols;
-		size_t n;
-
-		cols = v->columns(&n);
-		table_help(f, cols, n);
-	}
+	if (v->columns)
+		v->columns(f);
 }
 
 /* A usage error, with a pointer to the help; exit status 2. v is NULL

@@ -150,11 +150,12 @@ void table_free(struct table *t)
 	t->tb = NULL;
 }
 
-void table_help(FILE *f, const struct table_col *cols, size_t ncols)
+void table_help(FILE *f, const char *title, const struct table_col *cols,
+		size_t ncols)
 {
 	size_t i;
 
-	fputs("\nAvailable output columns (-o):\n", f);
+	fprintf(f, "\n%s:\n", title);
 	for (i = 0; i < ncols; i++)
 		fprintf(f, "  %-19s %s\n", cols[i].name, cols[i].help);
 }

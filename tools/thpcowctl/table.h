@@ -62,7 +62,8 @@ void table_print(struct table *t);
 void table_print_last(struct table *t);
 void table_free(struct table *t);
 
-/* "NAME  help" lines of the columns, for VERB --help. */
-void table_help(FILE *f, const struct table_col *cols, size_t ncols);
+/* A title, then "NAME  help" lines of the columns, for VERB --help. */
+void table_help(FILE *f, const char *title, const struct table_col *cols,
+		size_t ncols);
 
 #endif /* THPCOWCTL_TABLE_H */

@@ -1500,6 +1500,29 @@ static const struct test tests[] = {
 	/* apply's option not completed */
 	SH("completion: apply's options", BASH_COMPLETION,
 	   COMPLETE("apply --") REPLY, "--check --help\n"),
+	/* the table options not completed */
+	SH("completion: list's options", BASH_COMPLETION,
+	   COMPLETE("list --") REPLY,
+	   "--json --output --noheadings --raw --help\n"),
+	SH("completion: stats' options and formats", BASH_COMPLETION,
+	   COMPLETE("stats --") REPLY COMPLETE("stats --format p") REPLY,
+	   "--json --output --noheadings --raw --format --watch --count --help\n"
+	   "prometheus\n"),
+	/* -o's columns, after a comma too */
+	SH("completion: list -o COLUMNS", BASH_COMPLETION,
+	   COMPLETE("list -o SCOPE,C") REPLY,
+	   "SCOPE,COMM SCOPE,CGROUP SCOPE,CGROUP_ID\n"),
+	SH("completion: stats -o and stats --watch -o", BASH_COMPLETION,
+	   "PATH=\"$1:$PATH\"; " COMPLETE("stats -o D") REPLY
+	   COMPLETE("stats --watch 1 -o TIME,SUB") REPLY,
+	   "DESCRIPTION\nTIME,SUBSTITUTED\n"),
+	/* the global options, and the verb after them */
+	SH("completion: options before the verb", BASH_COMPLETION,
+	   COMPLETE("--n") REPLY COMPLETE("-J -o SCOPE li") REPLY,
+	   "--noheadings\nlist\n"),
+	SH("completion: -p offers process ids", BASH_COMPLETION,
+	   COMPLETE("get -p \"\"")
+	   "[[ \" ${COMPREPLY[*]} \" == *\" $$ \"* ]] && echo ok", "ok\n"),
 	/* trace --pid offering the options, or nothing */
 	SH("completion: trace --pid offers process ids", BASH_COMPLETION,
 	   COMPLETE("trace --pid \"\"")

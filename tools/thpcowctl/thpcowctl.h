@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PROGRAM_NAME	"thpcowctl"
 #define MODULE_NAME	"thpcow"
@@ -65,7 +66,7 @@ struct verb {
 	const char *usage;	/* synopsis, after 'thpcowctl NAME ' */
 	const char *help;	/* option lines for 'thpcowctl NAME --help' */
 	bool takes_mode;	/* help lists the mode names */
-	const struct table_col *(*columns)(size_t *n);	/* -o's, for help */
+	void (*columns)(FILE *f);	/* help: the columns -o takes */
 };
 
 /* util.c */

@@ -344,7 +344,7 @@ list_policies() {
 	check_eq "$(jqso '[.policies[] | select(.scope == "cgroup") | .cgroup, .mode]')" \
 		'["/thpcow-cli/listed","zero"]' "the cgroup entry"
 	# the options of a table, and the same before the verb
-	run 0 "$ctl" list -n -o SCOPE,PID,COMM,CGROUP,CGROUP_ID,MODE,FLAGS,SUBSTITUTIONS,TARGET
+	run 0 "$ctl" -n -o SCOPE,PID,COMM,CGROUP,CGROUP_ID,MODE,FLAGS,SUBSTITUTIONS,TARGET list
 	check_match "$so" '(^|'$'\n'')pid +'"$p"' odd name +zero +children +0 +'"$p"' \(odd name\)'$'(\n|$)' "-n -o: the pid row"
 	check_match "$so" '(^|'$'\n'')cgroup +/thpcow-cli/listed +'"$(stat -c %i "$cg/thpcow-cli/listed")"' +zero +- +0 +/thpcow-cli/listed'$'(\n|$)' \
 		"-n -o: the cgroup row, its id"
@@ -416,6 +416,24 @@ stats_prometheus() {
 		"prometheus_client parses it; the values are debugfs'"
 	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch
 Try 'thpcowctl stats --help' for more information." "$ctl" stats --format prometheus --watch 1
+}
+
+# The short options of the scopes, and stats --format json and text.
+short_options() {
+	cleanup
+	cg_make short
+	fails 0 "" "$ctl" set -c thpcow-cli/short zero
+	run 0 "$ctl" get -J -c thpcow-cli/short
+	check_eq "$(jqso '[.scope, .cgroup, .mode]')" '["cgroup","/thpcow-cli/short","zero"]' "get -J -c"
+	fails 0 "" "$ctl" clear -c thpcow-cli/short
+	fails 0 "" "$ctl" set -g zero
+	run 0 "$ctl" get -g
+	check_eq "$(field scope)/$(field mode)" global/zero "get -g"
+	fails 0 "" "$ctl" clear -g
+	run 0 "$ctl" stats --format json
+	check_eq "$(jqso '.counters | has("substituted")')" true "stats --format json"
+	run 0 "$ctl" stats --format text
+	check_match "$so" $'^COUNTER +VALUE\nhook_calls +[0-9]+\n' "stats --format text"
 }
 
 exec_gets_thps() {
@@ -702,6 +720,7 @@ cases=(
 	list_policies     # list: comm with a space, cgroup path, text, JSON, -o -n -r -J
 	stats             # stats: the debugfs counters; -n -r -o -J; --watch rows, --json
 	stats_prometheus  # stats --format prometheus: parsed, equal to debugfs
+	short_options     # -p, -c, -g; stats --format json and text
 	exec_gets_thps    # exec zero: a THP per 2 MiB, no split, no policy left
 	trace_json        # trace --json --pid --count: wrf's substitutions only
 	trace_text        # trace: header, columns, private instance, signals

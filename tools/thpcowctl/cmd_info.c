@@ -37,17 +37,17 @@ static int secure_boot(void)
  */
 static const char *thp_setting(const char *file, char *buf, size_t len)
 {
-	char path[256], *open, *close;
+	char path[256], *lb, *rb;
 
 	snprintf(path, sizeof(path), THP_SYSFS "/%s", file);
 	if (read_line(path, buf, len))
 		return NULL;
-	open = strchr(buf, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (!close)
+	lb = strchr(buf, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (!rb)
 		return buf;
-	*close = '\0';
-	return open + 1;
+	*rb = '\0';
+	return lb + 1;
 }
 
 /* The bytes of a PMD-sized THP (2 MiB on x86-64). */

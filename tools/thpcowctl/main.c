@@ -90,7 +90,7 @@ static const struct verb verbs[] = {
 		.takes_mode = true,
 	}, {
 		.name = "stats", .fn = cmd_stats,
-		.summary = "show the module's counters, or their rates",
+		.summary = "show the module's counters, or what they grow by",
 		.usage = USAGE_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
 		.help = HELP_TABLE
 			"      --format FORMAT\n"

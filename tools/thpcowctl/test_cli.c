@@ -1453,6 +1453,14 @@ static const struct test tests[] = {
 	   "*'\"without_thpcow\":\"splits\"'*|*'\"without_thpcow\":\"whole THP\"'*) "
 	   "[ $rc = 0 ];; *'\"without_thpcow\":\"unknown\"'*) [ $rc = 1 ];; "
 	   "*) false;; esac", ""),
+	/* the THP settings not read, or the whole "always [madvise] never" */
+	SH("cli: status shows the THP settings", "/usr/bin/jq",
+	   "t=/sys/kernel/mm/transparent_hugepage; [ -r $t/enabled ] || exit 0; "
+	   "w() { sed 's/.*\\[\\(.*\\)\\].*/\\1/' \"$t/$1\"; }; "
+	   "\"$1/thpcowctl\" status --json | jq -r '[.thp_enabled, .thp_defrag, "
+	   ".thp_use_zero_page, .khugepaged_defrag] | join(\" \")' | "
+	   "grep -qxF \"$(w enabled) $(w defrag) $(cat $t/use_zero_page) "
+	   "$(cat $t/khugepaged/defrag)\" || echo differ", ""),
 	/* status without the module not saying what the kernel does */
 	SH("cli: status without the module: what the kernel does alone", "/bin/bash",
 	   "[ ! -d /sys/module/thpcow ] || exit 0; \"$1/thpcowctl\" status | "

@@ -183,18 +183,21 @@ int cmd_get(const struct verb *v, int argc, char *argv[])
 int cmd_list(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_TABLE_ENTRIES,
 		OPT_HELP_ENTRY,
 		{ 0 }
 	};
 	struct thpcow_entry *entries;
-	bool json = false;
+	struct table_opts o = { 0 };
 	size_t n;
 	int fd, ret, opt;
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
-		json |= opt == OPT_JSON;
+		table_option(&o, opt, optarg);
 	verb_no_args(v, argc, argv);
+	ret = table_columns(v, list_cols, list_ncols, list_defaults, &o);
+	if (ret)
+		return ret;
 	fd = device_open();
 	if (fd < 0)
 		return EXIT_FAIL;
@@ -202,7 +205,7 @@ int cmd_list(const struct verb *v, int argc, char *argv[])
 	close(fd);
 	if (ret)
 		return EXIT_FAIL;
-	print_entries(stdout, entries, n, json);
+	print_entries(stdout, entries, n, &o);
 	free(entries);
 	return EXIT_OK;
 }

@@ -54,6 +54,7 @@ static const struct thpcow_ioc_desc {
 	THPCOW_IOC(THPCOW_IOC_CLEAR, struct thpcow_policy, true),
 	THPCOW_IOC(THPCOW_IOC_LIST, struct thpcow_list, false),
 	THPCOW_IOC(THPCOW_IOC_STATS, struct thpcow_stats, false),
+	THPCOW_IOC(THPCOW_IOC_USAGE, struct thpcow_usage, false),
 #undef THPCOW_IOC
 };
 
@@ -157,7 +158,7 @@ static int thpcow_policy_check(const struct thpcow_policy *req, bool with_mode)
 	if (req->scope != THPCOW_SCOPE_CGROUP && req->cgroup_fd)
 		return -EINVAL;
 	if (req->cgroup_id || req->substitutions || req->effective_mode ||
-	    req->effective_scope)
+	    req->effective_scope || req->effective_cgroup_id)
 		return -EINVAL;
 	if (!with_mode && req->mode)
 		return -EINVAL;
@@ -207,7 +208,9 @@ static int thpcow_ioc_get(struct thpcow_policy *req)
 			req->cgroup_id = cgroup_id(target);
 			ret = thpcow_policy_get_cgroup(target, &info);
 		} else {
-			req->effective_mode = thpcow_policy_effective(target, &eff);
+			req->effective_mode =
+				thpcow_policy_effective(target, &eff,
+							&req->effective_cgroup_id);
 			req->effective_scope = eff;
 			ret = thpcow_policy_get_task(target, &info);
 		}
@@ -291,6 +294,72 @@ static int thpcow_ioc_list(struct thpcow_list *l)
 	return ret;
 }
 
+/* THPCOW_IOC_USAGE's buffer, filled in by thpcow_usage_entry(). */
+struct thpcow_usage_buf {
+	struct thpcow_usage_entry *entries;
+	u32 room, n;
+};
+
+/* Describe a usage row for userspace; may sleep. */
+static int thpcow_usage_entry(const struct thpcow_usage_info *info, void *arg)
+{
+	struct thpcow_usage_buf *u = arg;
+	struct thpcow_usage_entry *e;
+	struct task_struct *task;
+	int len;
+
+	if (u->n++ >= u->room)
+		return 0;
+	e = &u->entries[u->n - 1];
+	memset(e, 0, sizeof(*e));
+	e->scope = info->scope;
+	BUILD_BUG_ON(THPCOW_USAGE_NR > THPCOW_USAGE_MAX);
+	e->count = THPCOW_USAGE_NR;
+	memcpy(e->counters, info->counters, sizeof(info->counters));
+	e->thp_bytes = thpcow_usage_bytes(info->counters);
+	if (info->scope == THPCOW_SCOPE_PID) {
+		e->pid = pid_vnr(info->pid);
+		rcu_read_lock();
+		task = pid_task(info->pid, PIDTYPE_TGID);
+		if (task)
+			strscpy_pad(e->comm, task->comm, sizeof(e->comm));
+		rcu_read_unlock();
+	} else if (info->scope == THPCOW_SCOPE_CGROUP) {
+		e->cgroup_id = cgroup_id(info->cgrp);
+		len = cgroup_path_ns(info->cgrp, e->path, sizeof(e->path),
+				     current->nsproxy->cgroup_ns);
+		if (len >= (int)sizeof(e->path))
+			e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
+	}
+	return 0;
+}
+
+/* As thpcow_ioc_list(), for the usage rows. */
+static int thpcow_ioc_usage(struct thpcow_usage *u)
+{
+	struct thpcow_usage_buf buf = { };
+	int ret = 0;
+
+	if (u->slots || !thpcow_reserved_zero(u) ||
+	    u->entry_size != sizeof(struct thpcow_usage_entry))
+		return -EINVAL;
+	buf.room = min(u->count, thpcow_usage_rows_max());
+	if (buf.room) {
+		buf.entries = kvmalloc_array(buf.room, sizeof(*buf.entries),
+					     GFP_KERNEL_ACCOUNT);
+		if (!buf.entries)
+			return -ENOMEM;
+	}
+	thpcow_usage_walk(thpcow_usage_entry, &buf);
+	if (copy_to_user(u64_to_user_ptr(u->entries), buf.entries,
+			 array_size(min(buf.n, buf.room), sizeof(*buf.entries))))
+		ret = -EFAULT;
+	kvfree(buf.entries);
+	u->count = buf.n;
+	u->slots = THPCOW_USAGE_SLOTS;
+	return ret;
+}
+
 static int thpcow_ioc_stats(struct thpcow_stats *s)
 {
 	if (s->count || s->policies || s->__reserved0 ||
@@ -312,6 +381,7 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		struct thpcow_policy policy;
 		struct thpcow_list list;
 		struct thpcow_stats stats;
+		struct thpcow_usage usage;
 	} k;
 	const struct thpcow_ioc_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
@@ -345,6 +415,9 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case _IOC_NR(THPCOW_IOC_STATS):
 		ret = thpcow_ioc_stats(&k.stats);
+		break;
+	case _IOC_NR(THPCOW_IOC_USAGE):
+		ret = thpcow_ioc_usage(&k.usage);
 		break;
 	}
 	if (ret)

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Accounting where the memory is: what the fault handler did, per cgroup.
+ *
+ * The row of a fault is the cgroup v2 the faulting mm's owner is in (its
+ * leaf cgroup, as the policy lookup sees it), whatever rule matched: pid,
+ * cgroup or global. Pid rules also count for their own process, in the
+ * rule (policy.c); this file lists both and a row for the rest.
+ *
+ * The table is a fixed array of THPCOW_USAGE_SLOTS slots, keyed by cgroup
+ * id: 64 bits, never reused while the system runs (kernfs ids carry a
+ * generation), so a stale id can never be confused with a new cgroup. A
+ * cgroup's slot is one of the THPCOW_USAGE_PROBE slots from the hash of its
+ * id. The fault path finds it with plain reads or claims a free one with a
+ * cmpxchg; with none free in its window the fault counts in the 'other'
+ * row. Nothing is allocated and no lock is taken on the fault path, and the
+ * memory is bounded by the array (about 80 KiB).
+ *
+ * Nothing tells the module when a cgroup is removed, so the slots of gone
+ * cgroups are reclaimed when usage is read (ioctl or debugfs), under
+ * thpcow_usage_lock, in two steps:
+ *  1. a slot whose cgroup no longer exists gets the id DEAD, which no
+ *     lookup matches and no claim takes;
+ *  2. after synchronize_srcu(&thpcow_srcu) its counters are zeroed and it
+ *     is released as FREE.
+ * A fault handler accounts inside the SRCU read section it looked the
+ * slot up in (hook.c holds it for the whole handler), so once step 2's
+ * grace period has passed no handler can still increment a slot it found
+ * under the old id: a reclaimed slot never carries a count into the
+ * cgroup that claims it next. Zeroing happens before the release store of
+ * FREE, and a claim is a fully ordered cmpxchg that reads FREE, so the
+ * new owner's increments land on zeroed counters. A fault of a process in a
+ * cgroup being removed can still claim a slot for its id after step 1
+ * (removal needs no tasks, but an exiting owner may lag); the next read
+ * reclaims that slot too, so the table cannot fill up with the dead.
+ *
+ * Two faults of a new cgroup may race to claim, or a claim may land before
+ * a match further along the window after a reclaim: then one id has two
+ * slots. Readers sum every slot of an id into one row, and reclaim folds
+ * the later slots into the first (also after the grace period).
+ */
+#include "thpcow.h"
+
+#include <linux/cgroup.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mutex.h>
+#include <linux/sched/mm.h>
+
+#define THPCOW_USAGE_PROBE	16
+#define THPCOW_SLOT_FREE	0LL	/* no cgroup has id 0 */
+#define THPCOW_SLOT_DEAD	(-1LL)	/* nor ~0 */
+
+struct thpcow_usage_slot {
+	atomic64_t id;			/* a cgroup id, FREE or DEAD */
+	atomic64_t c[THPCOW_USAGE_NR];	/* by enum thpcow_usage_stat */
+};
+
+static struct thpcow_usage_slot thpcow_usage_slots[THPCOW_USAGE_SLOTS];
+/* faults no slot could take: the window full, or an mm without owner */
+static struct thpcow_usage_slot thpcow_usage_other;
+/* serialises readers and reclaim; never taken on the fault path */
+static DEFINE_MUTEX(thpcow_usage_lock);
+/* reclaim's scratch, under the lock: the slot a duplicate folds into */
+static u16 thpcow_usage_fold[THPCOW_USAGE_SLOTS];
+
+/* Which usage counter an outcome of the handler goes to, or -1. */
+int thpcow_usage_index(enum thpcow_stat why)
+{
+	switch (why) {
+	case THPCOW_STAT_SUBSTITUTED:
+		return THPCOW_USAGE_SUBSTITUTED;
+	case THPCOW_STAT_COPIED:
+		return THPCOW_USAGE_COPIED;
+	case THPCOW_STAT_SPLIT:
+		return THPCOW_USAGE_SPLIT;
+	case THPCOW_STAT_FALLBACK_INELIGIBLE:
+		return THPCOW_USAGE_FALLBACK_INELIGIBLE;
+	case THPCOW_STAT_FALLBACK_UFFD:
+		return THPCOW_USAGE_FALLBACK_UFFD;
+	case THPCOW_STAT_FALLBACK_ALLOC:
+		return THPCOW_USAGE_FALLBACK_ALLOC;
+	case THPCOW_STAT_FALLBACK_CHARGE:
+		return THPCOW_USAGE_FALLBACK_CHARGE;
+	case THPCOW_STAT_FALLBACK_UNSTABLE:
+		return THPCOW_USAGE_FALLBACK_UNSTABLE;
+	case THPCOW_STAT_FALLBACK_PINNED:
+		return THPCOW_USAGE_FALLBACK_PINNED;
+	default:
+		return -1;
+	}
+}
+
+/* Bytes given as whole THPs. */
+u64 thpcow_usage_bytes(const u64 *counters)
+{
+	return (counters[THPCOW_USAGE_SUBSTITUTED] +
+		counters[THPCOW_USAGE_COPIED]) * HPAGE_PMD_SIZE;
+}
+
+static inline struct thpcow_usage_slot *thpcow_usage_at(unsigned int home,
+							 unsigned int i)
+{
+	return &thpcow_usage_slots[(home + i) % THPCOW_USAGE_SLOTS];
+}
+
+static inline unsigned int thpcow_usage_home(s64 id)
+{
+	return hash_64(id, ilog2(THPCOW_USAGE_SLOTS));
+}
+
+/* The slot of cgroup @id, claimed if need be; the other row if none. */
+static struct thpcow_usage_slot *thpcow_usage_slot_of(s64 id)
+{
+	unsigned int home = thpcow_usage_home(id), i;
+	struct thpcow_usage_slot *s;
+	s64 old;
+
+	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
+		s = thpcow_usage_at(home, i);
+		/* pairs with the release of FREE in thpcow_usage_reclaim() */
+		if (atomic64_read_acquire(&s->id) == id)
+			return s;
+	}
+	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
+		s = thpcow_usage_at(home, i);
+		if (atomic64_read(&s->id) != THPCOW_SLOT_FREE)
+			continue;
+		old = atomic64_cmpxchg(&s->id, THPCOW_SLOT_FREE, id);
+		if (old == THPCOW_SLOT_FREE || old == id)
+			return s;
+	}
+	return &thpcow_usage_other;
+}
+
+/* Count @idx for @mm's owner's cgroup. Caller holds thpcow_srcu. */
+void thpcow_usage_account(struct mm_struct *mm, int idx)
+{
+	struct task_struct *owner;
+	s64 id = 0;
+
+	rcu_read_lock();
+	owner = rcu_dereference(mm->owner);
+	if (owner)
+		id = cgroup_id(task_dfl_cgroup(owner));
+	rcu_read_unlock();
+	atomic64_inc(&(id > 0 ? thpcow_usage_slot_of(id) :
+				&thpcow_usage_other)->c[idx]);
+}
+
+/* The first slot of @id in its window: the one lookups find. */
+static unsigned int thpcow_usage_first(s64 id)
+{
+	unsigned int home = thpcow_usage_home(id), i;
+
+	for (i = 0; i < THPCOW_USAGE_PROBE; i++)
+		if (atomic64_read(&thpcow_usage_at(home, i)->id) == id)
+			break;
+	return (home + i) % THPCOW_USAGE_SLOTS;
+}
+
+static bool thpcow_usage_cgroup_exists(s64 id)
+{
+	struct cgroup *cgrp = thpcow_cgroup_get_from_id(id);
+
+	if (cgrp)
+		cgroup_put(cgrp);
+	return cgrp;
+}
+
+/* Free the slots of removed cgroups, fold duplicates; see the top. */
+static void thpcow_usage_reclaim(void)
+{
+	struct thpcow_usage_slot *s;
+	unsigned int i, k, dead = 0;
+	s64 id, v;
+
+	lockdep_assert_held(&thpcow_usage_lock);
+	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
+		s = &thpcow_usage_slots[i];
+		id = atomic64_read(&s->id);
+		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
+			continue;
+		thpcow_usage_fold[i] = thpcow_usage_first(id);
+		/* gone: dropped; a duplicate: folded into the first, alive */
+		if (thpcow_usage_fold[i] == i && thpcow_usage_cgroup_exists(id))
+			continue;
+		if (thpcow_usage_fold[i] != i && !thpcow_usage_cgroup_exists(id))
+			thpcow_usage_fold[i] = i;
+		/* only reclaim changes a claimed id: no cmpxchg needed */
+		atomic64_set(&s->id, THPCOW_SLOT_DEAD);
+		dead++;
+	}
+	if (!dead)
+		return;
+	synchronize_srcu(&thpcow_srcu);
+	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
+		s = &thpcow_usage_slots[i];
+		if (atomic64_read(&s->id) != THPCOW_SLOT_DEAD)
+			continue;
+		for (k = 0; k < THPCOW_USAGE_NR; k++) {
+			v = atomic64_xchg(&s->c[k], 0);
+			if (thpcow_usage_fold[i] != i)
+				atomic64_add(v, &thpcow_usage_slots[thpcow_usage_fold[i]].c[k]);
+		}
+		atomic64_set_release(&s->id, THPCOW_SLOT_FREE);
+	}
+}
+
+/* The most rows thpcow_usage_walk() can show now. */
+unsigned int thpcow_usage_rows_max(void)
+{
+	return THPCOW_USAGE_SLOTS + 1 + thpcow_policy_count();
+}
+
+static void thpcow_usage_sum(const struct thpcow_usage_slot *s,
+			     struct thpcow_usage_info *info)
+{
+	unsigned int k;
+
+	for (k = 0; k < THPCOW_USAGE_NR; k++)
+		info->counters[k] += atomic64_read(&s->c[k]);
+}
+
+struct thpcow_usage_walk_arg {
+	int (*fn)(const struct thpcow_usage_info *info, void *arg);
+	void *arg;
+};
+
+static int thpcow_usage_pid_row(const struct thpcow_rule_info *rule, void *arg)
+{
+	struct thpcow_usage_walk_arg *w = arg;
+	struct thpcow_usage_info info = {
+		.scope = THPCOW_SCOPE_PID,
+		.pid = rule->pid,
+	};
+
+	if (rule->scope != THPCOW_SCOPE_PID)
+		return 0;
+	memcpy(info.counters, rule->usage, sizeof(info.counters));
+	return w->fn(&info, w->arg);
+}
+
+/*
+ * Call @fn for each row: the cgroups (live, one row per id), the processes
+ * with a pid rule, and the other row if it counted anything. @fn may
+ * sleep; the cgroup or pid in its info stays valid until it returns. A
+ * nonzero return stops the walk and is returned. Slots of removed cgroups
+ * are reclaimed first; this may wait for an SRCU grace period.
+ */
+int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
+				void *arg), void *arg)
+{
+	struct thpcow_usage_walk_arg w = { .fn = fn, .arg = arg };
+	struct thpcow_usage_info info;
+	unsigned int i, j, home;
+	bool any = false;
+	int ret = 0;
+	s64 id;
+
+	mutex_lock(&thpcow_usage_lock);
+	thpcow_usage_reclaim();
+	for (i = 0; i < THPCOW_USAGE_SLOTS && !ret; i++) {
+		id = atomic64_read(&thpcow_usage_slots[i].id);
+		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD ||
+		    thpcow_usage_first(id) != i)
+			continue;
+		info.scope = THPCOW_SCOPE_CGROUP;
+		info.cgrp = thpcow_cgroup_get_from_id(id);
+		if (!info.cgrp)		/* removed since: reclaimed next time */
+			continue;
+		memset(info.counters, 0, sizeof(info.counters));
+		home = thpcow_usage_home(id);
+		for (j = 0; j < THPCOW_USAGE_PROBE; j++)
+			if (atomic64_read(&thpcow_usage_at(home, j)->id) == id)
+				thpcow_usage_sum(thpcow_usage_at(home, j), &info);
+		ret = fn(&info, arg);
+		cgroup_put(info.cgrp);
+	}
+	mutex_unlock(&thpcow_usage_lock);
+	if (!ret)
+		ret = thpcow_policy_walk(thpcow_usage_pid_row, &w);
+	if (ret)
+		return ret;
+	memset(&info, 0, sizeof(info));
+	info.scope = THPCOW_SCOPE_GLOBAL;
+	for (i = 0; i < THPCOW_USAGE_NR; i++) {
+		info.counters[i] = atomic64_read(&thpcow_usage_other.c[i]);
+		any |= info.counters[i];
+	}
+	return any ? fn(&info, arg) : 0;
+}

@@ -89,7 +89,7 @@ static void __attribute__((noreturn)) out_of_memory(void)
 	exit(EXIT_FAIL);
 }
 
-static FILE *xmemstream(char **buf, size_t *len)
+FILE *xmemstream(char **buf, size_t *len)
 {
 	FILE *m = open_memstream(buf, len);
 
@@ -98,7 +98,7 @@ static FILE *xmemstream(char **buf, size_t *len)
 	return m;
 }
 
-static char * __attribute__((format(printf, 1, 2))) xasprintf(const char *fmt, ...)
+char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -232,11 +232,6 @@ static char *entry_target(const struct thpcow_entry *e)
 	return buf;
 }
 
-struct column {
-	const char *header;
-	bool right;
-};
-
 static const struct column entry_columns[] = {
 	{ "SCOPE", false },
 	{ "TARGET", false },
@@ -247,32 +242,35 @@ static const struct column entry_columns[] = {
 
 #define NCOLS	ARRAY_SIZE(entry_columns)
 
-/* Columns two spaces apart, sized to their widest cell, no trailing blanks. */
-static void print_table(FILE *f, char **cells, size_t nrows)
+/*
+ * Columns two spaces apart, sized to their widest cell, no trailing
+ * blanks; cells holds nrows rows of ncols (at most TABLE_COLS_MAX).
+ */
+void print_table(FILE *f, const struct column *cols, size_t ncols,
+		 char **cells, size_t nrows)
 {
-	const struct column *cols = entry_columns;
-	size_t width[NCOLS], r, c, w;
+	size_t width[TABLE_COLS_MAX], r, c, w;
 	const char *s;
 
-	for (c = 0; c < NCOLS; c++)
+	for (c = 0; c < ncols; c++)
 		width[c] = strlen(cols[c].header);
 	for (r = 0; r < nrows; r++) {
-		for (c = 0; c < NCOLS; c++) {
-			w = utf8_width(cells[r * NCOLS + c]);
+		for (c = 0; c < ncols; c++) {
+			w = utf8_width(cells[r * ncols + c]);
 			if (w > width[c])
 				width[c] = w;
 		}
 	}
 	for (r = 0; r <= nrows; r++) {
-		for (c = 0; c < NCOLS; c++) {
-			s = r ? cells[(r - 1) * NCOLS + c] : cols[c].header;
+		for (c = 0; c < ncols; c++) {
+			s = r ? cells[(r - 1) * ncols + c] : cols[c].header;
 			w = width[c] - utf8_width(s);
 			if (c)
 				fputs("  ", f);
 			if (cols[c].right)
 				fprintf(f, "%*s", (int)w, "");
 			fputs(s, f);
-			if (!cols[c].right && c + 1 < NCOLS)
+			if (!cols[c].right && c + 1 < ncols)
 				fprintf(f, "%*s", (int)w, "");
 		}
 		fputc('\n', f);
@@ -321,7 +319,7 @@ void print_entries(FILE *f, const struct thpcow_entry *e, size_t n, bool json)
 		cells[i * NCOLS + 4] = xasprintf("%llu", (unsigned long long)
 						 e[i].substitutions);
 	}
-	print_table(f, cells, n);
+	print_table(f, entry_columns, NCOLS, cells, n);
 	for (i = 0; i < n * NCOLS; i++)
 		free(cells[i]);
 	free(cells);

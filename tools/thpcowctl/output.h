@@ -53,6 +53,18 @@ size_t entry_fields(const struct thpcow_entry *e, bool present,
 		    struct field *out);
 void print_entries(FILE *f, const struct thpcow_entry *e, size_t n, bool json);
 
+/* A table: a header per column, right-aligned or not. */
+#define TABLE_COLS_MAX	16
+struct column {
+	const char *header;
+	bool right;
+};
+
+void print_table(FILE *f, const struct column *cols, size_t ncols,
+		 char **cells, size_t nrows);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+FILE *xmemstream(char **buf, size_t *len);
+
 /* Counters: absolute (prev == NULL) or per second since prev. */
 unsigned int stats_count(const struct thpcow_stats *st);
 const char *stat_name(unsigned int i, char *buf, size_t len);

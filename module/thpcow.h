@@ -133,6 +133,7 @@ void thpcow_usage_account(struct mm_struct *mm, int idx);
 int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 				void *arg), void *arg);
 unsigned int thpcow_usage_rows_max(void);
+unsigned int thpcow_usage_slots_used(void);
 u64 thpcow_usage_bytes(const u64 *counters);
 
 /* ctl.c */

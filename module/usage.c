@@ -207,6 +207,16 @@ static void thpcow_usage_reclaim(void)
 	}
 }
 
+/* Slots taken now (after a walk: by cgroups that existed at its start). */
+unsigned int thpcow_usage_slots_used(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < THPCOW_USAGE_SLOTS; i++)
+		n += atomic64_read(&thpcow_usage_slots[i].id) != THPCOW_SLOT_FREE;
+	return n;
+}
+
 /* The most rows thpcow_usage_walk() can show now. */
 unsigned int thpcow_usage_rows_max(void)
 {

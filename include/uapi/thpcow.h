@@ -218,7 +218,8 @@ struct thpcow_usage {
 	__u32 count;		/* in: room in entries; out: entries that exist */
 	__u32 slots;		/* out: rows the cgroup table holds at most */
 	__u64 entries;		/* in: user pointer to struct thpcow_usage_entry[count] */
-	__u32 __reserved[4];	/* must be zero */
+	__u32 slots_used;	/* out: of those, taken now */
+	__u32 __reserved[3];	/* must be zero */
 };
 
 #define THPCOW_IOC_MAGIC	0xB8

@@ -13,6 +13,8 @@ repo=$(cd "$here/../.." && pwd)
 source "$repo/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/guest.sh
 source "$repo/tests/lib/guest.sh" # ctl wrf cg cg_make cg_clean out
+# shellcheck source=SCRIPTDIR/../lib/run.sh
+source "$repo/tests/lib/run.sh" # run, fails, jqso
 
 fuzz=$repo/tests/prog/ioctl_fuzz
 dbg=/sys/kernel/debug/thpcow/usage
@@ -20,30 +22,6 @@ nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 parent=thpcow-test/parent
 MiB=1048576
 
-# run STATUS CMD...: CMD exits with STATUS; its stdout in $so, stderr in $se.
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
-	so=$(<"$out/stdout") se=$(<"$out/stderr")
-	((rc == want)) && return
-	echo "$*: exit status $rc, want $want"
-	echo "stdout: $so"
-	echo "stderr: $se"
-	return 1
-}
-
-# fails STATUS MESSAGE CMD...: CMD exits with STATUS, prints nothing to
-# stdout and MESSAGE to stderr.
-fails() {
-	local want=$1 msg=$2
-	shift 2
-	run "$want" "$@"
-	check_eq "$so" "" "stdout of $*"
-	check_eq "$se" "$msg" "stderr of $*"
-}
-
-jqso() { jq -c "$1" <<<"$so"; }
 
 # hold NAME DIR MiB [PREFIX...]: in cgroup DIR (below $cg), start PREFIX
 # wrf that reads then writes MiB and stays; wait until it has written. Its
@@ -197,21 +175,29 @@ ioctl_checks() {
 	echo "$so" | tr '\n' ' '
 	echo
 	for want in "good ok" "sizing ok" "entry_size_small EINVAL" "entry_size_large EINVAL" \
-		"size_small EINVAL" "slots_set EINVAL" "reserved_set EINVAL" \
+		"size_small EINVAL" "slots_set EINVAL" "slots_used_set EINVAL" "reserved_set EINVAL" \
 		"entries_null EFAULT" "tail_zero ok" "tail_set EINVAL" "good_slots 1024"; do
 		line=$(grep "^${want%% *} " <<<"$so")
 		check_eq "$line" "$want" "${want%% *}"
 	done
 }
 
-# The rows go when the cgroups go (their slots are reclaimed on read).
+# The rows go when the cgroups go, and so do their slots in the module's
+# table (reclaimed when usage is read).
 rows_go_with_cgroups() {
-	local ida idb
+	local ida idb used
 	ida=$(stat -c %i "$cg/$parent/a")
 	idb=$(stat -c %i "$cg/$parent/b")
+	run 0 "$ctl" usage --json
+	used=$(jqso .slots_used)
+	((used >= 2)) || { echo "slots_used $used with two rows"; return 1; }
+	check_eq "$(tail -n 1 "$dbg")" "# slots $used of 1024" "debugfs slots"
 	stop a b
 	rmdir "$cg/$parent/a" "$cg/$parent/b"
+	check_eq "$(tail -n 1 "$dbg")" "# slots $((used - 2)) of 1024" \
+		"debugfs slots after the cgroups went"
 	run 0 "$ctl" usage --json
+	check_eq "$(jqso .slots_used)" $((used - 2)) "slots_used after the cgroups went"
 	check_eq "$(jqso "[.usage[] | select(.cgroup // \"\" | startswith(\"/$parent/\"))]")" \
 		'[]' "rows of removed cgroups"
 	check_eq "$(dbg_row cgroup "$ida")$(dbg_row cgroup "$idb")" "" "debugfs rows"

@@ -608,6 +608,7 @@ static int usage_checks(const char *device)
 	printf("good %s\n", usage_call(&u));
 	printf("good_count %u\n", u.count);
 	printf("good_slots %u\n", u.slots);
+	printf("good_slots_used %u\n", u.slots_used);
 	GOOD();
 	u.count = 0;
 	printf("sizing %s\n", usage_call(&u));
@@ -624,7 +625,10 @@ static int usage_checks(const char *device)
 	u.slots = 1;
 	printf("slots_set %s\n", usage_call(&u));
 	GOOD();
-	u.__reserved[3] = 1;
+	u.slots_used = 1;
+	printf("slots_used_set %s\n", usage_call(&u));
+	GOOD();
+	u.__reserved[2] = 1;
 	printf("reserved_set %s\n", usage_call(&u));
 	GOOD();
 	u.entries = 0;

@@ -159,7 +159,7 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	struct usage_args a;
 	char mnt[PATH_MAX];
 	bool have_mnt;
-	unsigned int slots;
+	struct thpcow_usage arg;
 	size_t i, n;
 	int fd, ret = usage_args(v, argc, argv, &a);
 
@@ -168,7 +168,7 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	fd = device_open();
 	if (fd < 0)
 		return EXIT_FAIL;
-	ret = device_usage(fd, &entries, &n, &slots);
+	ret = device_usage(fd, &entries, &n, &arg);
 	close(fd);
 	if (ret)
 		return EXIT_FAIL;
@@ -189,7 +189,7 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		usage_kernel_figure(have_mnt ? mnt : NULL, &rows[i]);
 	if (a.format == FORMAT_JSON)
-		print_usage_json(stdout, rows, n, slots);
+		print_usage_json(stdout, rows, n, arg.slots, arg.slots_used);
 	else if (a.format == FORMAT_PROMETHEUS)
 		print_usage_prometheus(stdout, rows, n);
 	else

@@ -178,16 +178,12 @@ int device_list(int fd, struct thpcow_entry **entries, size_t *n)
 			   (void **)entries, n, &arg);
 }
 
-/* All usage rows; *slots is the module's table size. */
+/* All usage rows; *arg as the module returned it (its table's size). */
 int device_usage(int fd, struct thpcow_usage_entry **entries, size_t *n,
-		 unsigned int *slots)
+		 struct thpcow_usage *arg)
 {
-	struct thpcow_usage arg;
-	int ret = device_rows(fd, THPCOW_IOC_USAGE, "usage", sizeof(**entries),
-			      (void **)entries, n, &arg);
-
-	*slots = arg.slots;
-	return ret;
+	return device_rows(fd, THPCOW_IOC_USAGE, "usage", sizeof(**entries),
+			   (void **)entries, n, arg);
 }
 
 /* The cgroup2 mount point of this process; 0 or -errno. */

@@ -1474,7 +1474,7 @@ static const struct test tests[] = {
 	     NULL, "USAGE room=0\nUSAGE room=7\n", "usage"),
 	/* JSON rows without their counters, MiB or an escaped path */
 	FAKE("fake: usage --json", NULL, 0,
-	     "{\"slots\":1024,\"usage\":[{\"scope\":\"cgroup\","
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\","
 	     "\"cgroup\":\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\","
 	     "\"cgroup_id\":99,\"substituted\":128,\"copied\":0,\"split\":0,"
 	     "\"fallback_ineligible\":0,\"fallback_uffd\":2,"
@@ -1500,7 +1500,7 @@ static const struct test tests[] = {
 	     NULL, "USAGE", "usage", "--format", "prometheus"),
 	/* --pid not keeping only the process's row */
 	FAKE("fake: usage --pid", NULL, 0,
-	     "{\"slots\":1024,\"usage\":[{\"scope\":\"pid\",\"pid\":42,",
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"pid\",\"pid\":42,",
 	     NULL, "USAGE", "usage", "--pid", "42", "--json"),
 	FAKE("fake: usage --pid of a missing process", NULL, 1, NULL,
 	     "thpcowctl: no such process: 999999\n", "USAGE",
@@ -1510,7 +1510,7 @@ static const struct test tests[] = {
 	     "usage", "--pid", "1"),
 	/* a cgroup without a row shown as nothing, or a file taken for one */
 	FAKE_CG("fake: usage --cgroup without a row is zeros", NULL, 0,
-		"{\"slots\":1024,\"usage\":[{\"scope\":\"cgroup\",\"cgroup\":\"/\","
+		"{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\",\"cgroup\":\"/\","
 		"\"cgroup_id\":1,\"substituted\":0,", NULL, "USAGE",
 		"usage", "--cgroup", "/", "--json"),
 	FAKE_CG("fake: usage --cgroup of a file", NULL, 1, NULL,

@@ -227,13 +227,15 @@ static int usage(struct thpcow_usage *u)
 	__u32 i;
 
 	if (u->size != sizeof(*u) || u->entry_size != sizeof(rows[0]) ||
-	    u->slots || !zero(u->__reserved, sizeof(u->__reserved)))
+	    u->slots || u->slots_used ||
+	    !zero(u->__reserved, sizeof(u->__reserved)))
 		return -EINVAL;
 	for (i = 0; i < 3 && i < u->count; i++)
 		e[i] = rows[i];
 	fake_log("USAGE room=%u\n", u->count);
 	u->count = 3;
 	u->slots = 1024;
+	u->slots_used = 1;
 	return 0;
 }
 

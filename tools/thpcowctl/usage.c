@@ -134,9 +134,9 @@ void print_usage_table(FILE *f, const struct usage_row *rows, size_t n)
 	free(cells);
 }
 
-/* {"slots":N,"usage":[{...}, ...]} */
+/* {"slots":N,"slots_used":N,"usage":[{...}, ...]} */
 void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
-		      unsigned int slots)
+		      unsigned int slots, unsigned int slots_used)
 {
 	const struct usage_row *r;
 	struct json j;
@@ -145,6 +145,7 @@ void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 	json_init(&j, f);
 	json_object(&j, NULL);
 	json_uint(&j, "slots", slots);
+	json_uint(&j, "slots_used", slots_used);
 	json_array(&j, "usage");
 	for (i = 0; i < n; i++) {
 		r = &rows[i];

@@ -34,7 +34,7 @@ int usage_parse_smaps_rollup(FILE *f, unsigned long long *bytes);
 
 void print_usage_table(FILE *f, const struct usage_row *rows, size_t n);
 void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
-		      unsigned int slots);
+		      unsigned int slots, unsigned int slots_used);
 void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n);
 
 #endif /* THPCOWCTL_USAGE_H */

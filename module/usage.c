@@ -7,14 +7,15 @@
  * cgroup or global. Pid rules also count for their own process, in the
  * rule (policy.c); this file lists both and a row for the rest.
  *
- * The table is a fixed array of THPCOW_USAGE_SLOTS slots, keyed by cgroup
- * id: 64 bits, never reused while the system runs (kernfs ids carry a
- * generation), so a stale id can never be confused with a new cgroup. A
+ * The table is a fixed array of THPCOW_USAGE_SLOTS slots (an id and its
+ * counters, in two arrays), keyed by cgroup id: 64 bits, never reused
+ * while the system runs (kernfs ids carry a generation), so a stale id can
+ * never be confused with a new cgroup. A
  * cgroup's slot is one of the THPCOW_USAGE_PROBE slots from the hash of its
  * id. The fault path finds it with plain reads or claims a free one with a
  * cmpxchg; with none free in its window the fault counts in the 'other'
  * row. Nothing is allocated and no lock is taken on the fault path, and the
- * memory is bounded by the array (about 80 KiB).
+ * memory is bounded by the arrays (80 KiB, and 2 KiB of reclaim scratch).
  *
  * Nothing tells the module when a cgroup is removed, so the slots of gone
  * cgroups are reclaimed when usage is read (ioctl or debugfs), under
@@ -51,14 +52,18 @@
 #define THPCOW_SLOT_FREE	0LL	/* no cgroup has id 0 */
 #define THPCOW_SLOT_DEAD	(-1LL)	/* nor ~0 */
 
-struct thpcow_usage_slot {
-	atomic64_t id;			/* a cgroup id, FREE or DEAD */
+/*
+ * The ids apart from the counters: a lookup reads the ids of one window,
+ * 128 bytes, and touches one slot's counters.
+ */
+static atomic64_t thpcow_usage_ids[THPCOW_USAGE_SLOTS];	/* FREE, DEAD or an id */
+struct thpcow_usage_counts {
 	atomic64_t c[THPCOW_USAGE_NR];	/* by enum thpcow_usage_stat */
 };
 
-static struct thpcow_usage_slot thpcow_usage_slots[THPCOW_USAGE_SLOTS];
+static struct thpcow_usage_counts thpcow_usage_counts[THPCOW_USAGE_SLOTS];
 /* faults no slot could take: the window full, or an mm without owner */
-static struct thpcow_usage_slot thpcow_usage_other;
+static struct thpcow_usage_counts thpcow_usage_other;
 /* serialises readers and reclaim; never taken on the fault path */
 static DEFINE_MUTEX(thpcow_usage_lock);
 /* reclaim's scratch, under the lock: the slot a duplicate folds into */
@@ -98,10 +103,10 @@ u64 thpcow_usage_bytes(const u64 *counters)
 		counters[THPCOW_USAGE_COPIED]) * HPAGE_PMD_SIZE;
 }
 
-static inline struct thpcow_usage_slot *thpcow_usage_at(unsigned int home,
-							 unsigned int i)
+/* The @i-th slot of the window that starts at @home. */
+static inline unsigned int thpcow_usage_at(unsigned int home, unsigned int i)
 {
-	return &thpcow_usage_slots[(home + i) % THPCOW_USAGE_SLOTS];
+	return (home + i) % THPCOW_USAGE_SLOTS;
 }
 
 static inline unsigned int thpcow_usage_home(s64 id)
@@ -109,26 +114,25 @@ static inline unsigned int thpcow_usage_home(s64 id)
 	return hash_64(id, ilog2(THPCOW_USAGE_SLOTS));
 }
 
-/* The slot of cgroup @id, claimed if need be; the other row if none. */
-static struct thpcow_usage_slot *thpcow_usage_slot_of(s64 id)
+/* The counters of cgroup @id's slot, claimed if need be; else the other row. */
+static struct thpcow_usage_counts *thpcow_usage_counts_of(s64 id)
 {
-	unsigned int home = thpcow_usage_home(id), i;
-	struct thpcow_usage_slot *s;
+	unsigned int home = thpcow_usage_home(id), i, s;
 	s64 old;
 
 	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
 		s = thpcow_usage_at(home, i);
 		/* pairs with the release of FREE in thpcow_usage_reclaim() */
-		if (atomic64_read_acquire(&s->id) == id)
-			return s;
+		if (atomic64_read_acquire(&thpcow_usage_ids[s]) == id)
+			return &thpcow_usage_counts[s];
 	}
 	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
 		s = thpcow_usage_at(home, i);
-		if (atomic64_read(&s->id) != THPCOW_SLOT_FREE)
+		if (atomic64_read(&thpcow_usage_ids[s]) != THPCOW_SLOT_FREE)
 			continue;
-		old = atomic64_cmpxchg(&s->id, THPCOW_SLOT_FREE, id);
+		old = atomic64_cmpxchg(&thpcow_usage_ids[s], THPCOW_SLOT_FREE, id);
 		if (old == THPCOW_SLOT_FREE || old == id)
-			return s;
+			return &thpcow_usage_counts[s];
 	}
 	return &thpcow_usage_other;
 }
@@ -144,7 +148,7 @@ void thpcow_usage_account(struct mm_struct *mm, int idx)
 	if (owner)
 		id = cgroup_id(task_dfl_cgroup(owner));
 	rcu_read_unlock();
-	atomic64_inc(&(id > 0 ? thpcow_usage_slot_of(id) :
+	atomic64_inc(&(id > 0 ? thpcow_usage_counts_of(id) :
 				&thpcow_usage_other)->c[idx]);
 }
 
@@ -154,9 +158,9 @@ static unsigned int thpcow_usage_first(s64 id)
 	unsigned int home = thpcow_usage_home(id), i;
 
 	for (i = 0; i < THPCOW_USAGE_PROBE; i++)
-		if (atomic64_read(&thpcow_usage_at(home, i)->id) == id)
+		if (atomic64_read(&thpcow_usage_ids[thpcow_usage_at(home, i)]) == id)
 			break;
-	return (home + i) % THPCOW_USAGE_SLOTS;
+	return thpcow_usage_at(home, i);
 }
 
 static bool thpcow_usage_cgroup_exists(s64 id)
@@ -171,39 +175,38 @@ static bool thpcow_usage_cgroup_exists(s64 id)
 /* Free the slots of removed cgroups, fold duplicates; see the top. */
 static void thpcow_usage_reclaim(void)
 {
-	struct thpcow_usage_slot *s;
-	unsigned int i, k, dead = 0;
+	unsigned int i, k, to, dead = 0;
 	s64 id, v;
 
 	lockdep_assert_held(&thpcow_usage_lock);
 	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
-		s = &thpcow_usage_slots[i];
-		id = atomic64_read(&s->id);
+		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
 			continue;
-		thpcow_usage_fold[i] = thpcow_usage_first(id);
+		to = thpcow_usage_first(id);
 		/* gone: dropped; a duplicate: folded into the first, alive */
-		if (thpcow_usage_fold[i] == i && thpcow_usage_cgroup_exists(id))
+		if (to == i && thpcow_usage_cgroup_exists(id))
 			continue;
-		if (thpcow_usage_fold[i] != i && !thpcow_usage_cgroup_exists(id))
-			thpcow_usage_fold[i] = i;
+		if (to != i && !thpcow_usage_cgroup_exists(id))
+			to = i;
+		thpcow_usage_fold[i] = to;
 		/* only reclaim changes a claimed id: no cmpxchg needed */
-		atomic64_set(&s->id, THPCOW_SLOT_DEAD);
+		atomic64_set(&thpcow_usage_ids[i], THPCOW_SLOT_DEAD);
 		dead++;
 	}
 	if (!dead)
 		return;
 	synchronize_srcu(&thpcow_srcu);
 	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
-		s = &thpcow_usage_slots[i];
-		if (atomic64_read(&s->id) != THPCOW_SLOT_DEAD)
+		if (atomic64_read(&thpcow_usage_ids[i]) != THPCOW_SLOT_DEAD)
 			continue;
+		to = thpcow_usage_fold[i];
 		for (k = 0; k < THPCOW_USAGE_NR; k++) {
-			v = atomic64_xchg(&s->c[k], 0);
-			if (thpcow_usage_fold[i] != i)
-				atomic64_add(v, &thpcow_usage_slots[thpcow_usage_fold[i]].c[k]);
+			v = atomic64_xchg(&thpcow_usage_counts[i].c[k], 0);
+			if (to != i)
+				atomic64_add(v, &thpcow_usage_counts[to].c[k]);
 		}
-		atomic64_set_release(&s->id, THPCOW_SLOT_FREE);
+		atomic64_set_release(&thpcow_usage_ids[i], THPCOW_SLOT_FREE);
 	}
 }
 
@@ -213,7 +216,7 @@ unsigned int thpcow_usage_slots_used(void)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < THPCOW_USAGE_SLOTS; i++)
-		n += atomic64_read(&thpcow_usage_slots[i].id) != THPCOW_SLOT_FREE;
+		n += atomic64_read(&thpcow_usage_ids[i]) != THPCOW_SLOT_FREE;
 	return n;
 }
 
@@ -223,13 +226,13 @@ unsigned int thpcow_usage_rows_max(void)
 	return THPCOW_USAGE_SLOTS + 1 + thpcow_policy_count();
 }
 
-static void thpcow_usage_sum(const struct thpcow_usage_slot *s,
-			     struct thpcow_usage_info *info)
+static void thpcow_usage_sum(const struct thpcow_usage_counts *from,
+			     u64 *counters)
 {
 	unsigned int k;
 
 	for (k = 0; k < THPCOW_USAGE_NR; k++)
-		info->counters[k] += atomic64_read(&s->c[k]);
+		counters[k] += atomic64_read(&from->c[k]);
 }
 
 struct thpcow_usage_walk_arg {
@@ -263,7 +266,7 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 {
 	struct thpcow_usage_walk_arg w = { .fn = fn, .arg = arg };
 	struct thpcow_usage_info info;
-	unsigned int i, j, home;
+	unsigned int i, j, s, home;
 	bool any = false;
 	int ret = 0;
 	s64 id;
@@ -271,7 +274,7 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 	mutex_lock(&thpcow_usage_lock);
 	thpcow_usage_reclaim();
 	for (i = 0; i < THPCOW_USAGE_SLOTS && !ret; i++) {
-		id = atomic64_read(&thpcow_usage_slots[i].id);
+		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD ||
 		    thpcow_usage_first(id) != i)
 			continue;
@@ -281,9 +284,12 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 			continue;
 		memset(info.counters, 0, sizeof(info.counters));
 		home = thpcow_usage_home(id);
-		for (j = 0; j < THPCOW_USAGE_PROBE; j++)
-			if (atomic64_read(&thpcow_usage_at(home, j)->id) == id)
-				thpcow_usage_sum(thpcow_usage_at(home, j), &info);
+		for (j = 0; j < THPCOW_USAGE_PROBE; j++) {
+			s = thpcow_usage_at(home, j);
+			if (atomic64_read(&thpcow_usage_ids[s]) == id)
+				thpcow_usage_sum(&thpcow_usage_counts[s],
+						 info.counters);
+		}
 		ret = fn(&info, arg);
 		cgroup_put(info.cgrp);
 	}
@@ -294,9 +300,8 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 		return ret;
 	memset(&info, 0, sizeof(info));
 	info.scope = THPCOW_SCOPE_GLOBAL;
-	for (i = 0; i < THPCOW_USAGE_NR; i++) {
-		info.counters[i] = atomic64_read(&thpcow_usage_other.c[i]);
+	thpcow_usage_sum(&thpcow_usage_other, info.counters);
+	for (i = 0; i < THPCOW_USAGE_NR; i++)
 		any |= info.counters[i];
-	}
 	return any ? fn(&info, arg) : 0;
 }

@@ -368,7 +368,7 @@ static int thpcow_ioc_usage(struct thpcow_usage *u)
 	ret = thpcow_rows_out(&u->count, thpcow_usage_rows_max(),
 			      sizeof(struct thpcow_usage_entry), u->entries,
 			      thpcow_usage_rows_walk);
-	u->slots = THPCOW_USAGE_SLOTS;
+	u->slots = thpcow_usage_slots();
 	u->slots_used = thpcow_usage_slots_used();
 	return ret;
 }

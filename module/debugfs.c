@@ -133,7 +133,7 @@ static int thpcow_usage_show(struct seq_file *m, void *unused)
 	seq_puts(m, "\tthp_bytes\tname\n");
 	ret = thpcow_usage_walk(thpcow_usage_line, m);
 	seq_printf(m, "# slots %u of %u\n", thpcow_usage_slots_used(),
-		   THPCOW_USAGE_SLOTS);
+		   thpcow_usage_slots());
 	return ret;
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_usage);

@@ -117,7 +117,7 @@ unsigned int thpcow_policy_count(void);
  * usage.c: the per-cgroup accounting table, and the rows of
  * THPCOW_IOC_USAGE and debugfs 'usage' (cgroups, pid rules, the rest).
  */
-#define THPCOW_USAGE_SLOTS	1024
+#define THPCOW_USAGE_SLOTS	1024	/* usage_slots' default */
 
 struct thpcow_usage_info {
 	enum thpcow_scope scope;	/* GLOBAL: what no cgroup row took */
@@ -128,6 +128,9 @@ struct thpcow_usage_info {
 	u64 counters[THPCOW_USAGE_NR];
 };
 
+int thpcow_usage_init(void);
+void thpcow_usage_exit(void);
+unsigned int thpcow_usage_slots(void);
 int thpcow_usage_index(enum thpcow_stat why);
 void thpcow_usage_account(struct mm_struct *mm, int idx);
 int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,

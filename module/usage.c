@@ -7,18 +7,20 @@
  * cgroup or global. Pid rules also count for their own process, in the
  * rule (policy.c); this file lists both and a row for the rest.
  *
- * The table is a fixed array of THPCOW_USAGE_SLOTS slots (an id and its
- * counters, in two arrays), keyed by cgroup id: 64 bits, never reused
+ * The table is a fixed array of usage_slots slots (a module parameter,
+ * THPCOW_USAGE_SLOTS by default; an id and its counters, in two arrays,
+ * allocated at load), keyed by cgroup id: 64 bits, never reused
  * while the system runs (kernfs ids carry a generation), so a stale id can
  * never be confused with a new cgroup. A
  * cgroup's slot is one of the THPCOW_USAGE_PROBE slots from the hash of its
  * id. The fault path finds it with plain reads or claims a free one with a
  * cmpxchg; with none free in its window the fault counts in the 'other'
  * row. Nothing is allocated and no lock is taken on the fault path, and the
- * memory is bounded by the arrays (80 KiB, and 2 KiB of reclaim scratch).
+ * memory is bounded by the arrays (84 bytes a slot, 84 KiB by default).
  *
  * Nothing tells the module when a cgroup is removed, so the slots of gone
- * cgroups are reclaimed when usage is read (ioctl or debugfs), under
+ * cgroups are reclaimed when usage is read (ioctl or debugfs), and by a
+ * worker that a fault finding no slot kicks (at most once a second), under
  * thpcow_usage_lock, in two steps:
  *  1. a slot whose cgroup no longer exists gets the id DEAD, which no
  *     lookup matches and no claim takes;
@@ -45,10 +47,13 @@
 #include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 
-#define THPCOW_USAGE_PROBE	16
+#define THPCOW_USAGE_PROBE	16U
 #define THPCOW_SLOT_FREE	0LL	/* no cgroup has id 0 */
 #define THPCOW_SLOT_DEAD	(-1LL)	/* nor ~0 */
 
@@ -56,18 +61,77 @@
  * The ids apart from the counters: a lookup reads the ids of one window,
  * 128 bytes, and touches one slot's counters.
  */
-static atomic64_t thpcow_usage_ids[THPCOW_USAGE_SLOTS];	/* FREE, DEAD or an id */
+static atomic64_t *thpcow_usage_ids;	/* FREE, DEAD or an id */
 struct thpcow_usage_counts {
 	atomic64_t c[THPCOW_USAGE_NR];	/* by enum thpcow_usage_stat */
 };
 
-static struct thpcow_usage_counts thpcow_usage_counts[THPCOW_USAGE_SLOTS];
+static struct thpcow_usage_counts *thpcow_usage_counts;
 /* faults no slot could take: the window full, or an mm without owner */
 static struct thpcow_usage_counts thpcow_usage_other;
 /* serialises readers and reclaim; never taken on the fault path */
 static DEFINE_MUTEX(thpcow_usage_lock);
 /* reclaim's scratch, under the lock: the slot a duplicate folds into */
-static u16 thpcow_usage_fold[THPCOW_USAGE_SLOTS];
+static u32 *thpcow_usage_fold;
+
+static void thpcow_usage_reclaim(void);
+
+static void thpcow_usage_reclaim_fn(struct work_struct *work)
+{
+	mutex_lock(&thpcow_usage_lock);
+	thpcow_usage_reclaim();
+	mutex_unlock(&thpcow_usage_lock);
+}
+
+static DECLARE_WORK(thpcow_usage_reclaim_work, thpcow_usage_reclaim_fn);
+static unsigned long thpcow_usage_kicked;	/* jiffies */
+
+/* The table's size: a power of two, its log, and the window (<= size). */
+static unsigned int thpcow_usage_nr = THPCOW_USAGE_SLOTS;
+module_param_named(usage_slots, thpcow_usage_nr, uint, 0444);
+MODULE_PARM_DESC(usage_slots,
+		 "Cgroup rows of the usage table, 1 to 65536, rounded up to a power of two (default 1024, 80 bytes each)");
+static unsigned int thpcow_usage_bits, thpcow_usage_probe;
+
+/* Allocate the table; before the hook goes live. */
+int thpcow_usage_init(void)
+{
+	unsigned int nr = thpcow_usage_nr;
+
+	if (!nr || nr > 65536) {
+		pr_err("usage_slots=%u: must be 1 to 65536\n", nr);
+		return -EINVAL;
+	}
+	nr = roundup_pow_of_two(nr);
+	thpcow_usage_ids = kvcalloc(nr, sizeof(*thpcow_usage_ids), GFP_KERNEL);
+	thpcow_usage_counts = kvcalloc(nr, sizeof(*thpcow_usage_counts),
+				       GFP_KERNEL);
+	thpcow_usage_fold = kvcalloc(nr, sizeof(*thpcow_usage_fold), GFP_KERNEL);
+	if (!thpcow_usage_ids || !thpcow_usage_counts || !thpcow_usage_fold) {
+		thpcow_usage_exit();
+		return -ENOMEM;
+	}
+	thpcow_usage_nr = nr;
+	thpcow_usage_kicked = jiffies - HZ;
+	thpcow_usage_bits = ilog2(nr);
+	thpcow_usage_probe = min(nr, THPCOW_USAGE_PROBE);
+	return 0;
+}
+
+/* After the hook and every way in are gone. */
+void thpcow_usage_exit(void)
+{
+	cancel_work_sync(&thpcow_usage_reclaim_work);
+	kvfree(thpcow_usage_ids);
+	kvfree(thpcow_usage_counts);
+	kvfree(thpcow_usage_fold);
+}
+
+/* How many cgroup rows the table holds at most. */
+unsigned int thpcow_usage_slots(void)
+{
+	return thpcow_usage_nr;
+}
 
 /* Which usage counter an outcome of the handler goes to, or -1. */
 int thpcow_usage_index(enum thpcow_stat why)
@@ -106,12 +170,28 @@ u64 thpcow_usage_bytes(const u64 *counters)
 /* The @i-th slot of the window that starts at @home. */
 static inline unsigned int thpcow_usage_at(unsigned int home, unsigned int i)
 {
-	return (home + i) % THPCOW_USAGE_SLOTS;
+	return (home + i) & (thpcow_usage_nr - 1);
 }
 
 static inline unsigned int thpcow_usage_home(s64 id)
 {
-	return hash_64(id, ilog2(THPCOW_USAGE_SLOTS));
+	/* hash_64() cannot make 0 bits */
+	return thpcow_usage_bits ? hash_64(id, thpcow_usage_bits) : 0;
+}
+
+/*
+ * A fault found no slot: have a worker reclaim the slots of removed
+ * cgroups, at most once a second, so that a table nobody reads does not
+ * fill up with them. schedule_work() neither sleeps nor allocates.
+ */
+static void thpcow_usage_kick(void)
+{
+	unsigned long now = jiffies;
+
+	if (time_before(now, READ_ONCE(thpcow_usage_kicked) + HZ))
+		return;
+	WRITE_ONCE(thpcow_usage_kicked, now);
+	schedule_work(&thpcow_usage_reclaim_work);
 }
 
 /* The counters of cgroup @id's slot, claimed if need be; else the other row. */
@@ -120,13 +200,13 @@ static struct thpcow_usage_counts *thpcow_usage_counts_of(s64 id)
 	unsigned int home = thpcow_usage_home(id), i, s;
 	s64 old;
 
-	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
+	for (i = 0; i < thpcow_usage_probe; i++) {
 		s = thpcow_usage_at(home, i);
 		/* pairs with the release of FREE in thpcow_usage_reclaim() */
 		if (atomic64_read_acquire(&thpcow_usage_ids[s]) == id)
 			return &thpcow_usage_counts[s];
 	}
-	for (i = 0; i < THPCOW_USAGE_PROBE; i++) {
+	for (i = 0; i < thpcow_usage_probe; i++) {
 		s = thpcow_usage_at(home, i);
 		if (atomic64_read(&thpcow_usage_ids[s]) != THPCOW_SLOT_FREE)
 			continue;
@@ -134,6 +214,7 @@ static struct thpcow_usage_counts *thpcow_usage_counts_of(s64 id)
 		if (old == THPCOW_SLOT_FREE || old == id)
 			return &thpcow_usage_counts[s];
 	}
+	thpcow_usage_kick();
 	return &thpcow_usage_other;
 }
 
@@ -157,7 +238,7 @@ static unsigned int thpcow_usage_first(s64 id)
 {
 	unsigned int home = thpcow_usage_home(id), i;
 
-	for (i = 0; i < THPCOW_USAGE_PROBE; i++)
+	for (i = 0; i < thpcow_usage_probe; i++)
 		if (atomic64_read(&thpcow_usage_ids[thpcow_usage_at(home, i)]) == id)
 			break;
 	return thpcow_usage_at(home, i);
@@ -179,7 +260,7 @@ static void thpcow_usage_reclaim(void)
 	s64 id, v;
 
 	lockdep_assert_held(&thpcow_usage_lock);
-	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
+	for (i = 0; i < thpcow_usage_nr; i++) {
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
 			continue;
@@ -197,7 +278,7 @@ static void thpcow_usage_reclaim(void)
 	if (!dead)
 		return;
 	synchronize_srcu(&thpcow_srcu);
-	for (i = 0; i < THPCOW_USAGE_SLOTS; i++) {
+	for (i = 0; i < thpcow_usage_nr; i++) {
 		if (atomic64_read(&thpcow_usage_ids[i]) != THPCOW_SLOT_DEAD)
 			continue;
 		to = thpcow_usage_fold[i];
@@ -215,7 +296,7 @@ unsigned int thpcow_usage_slots_used(void)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < THPCOW_USAGE_SLOTS; i++)
+	for (i = 0; i < thpcow_usage_nr; i++)
 		n += atomic64_read(&thpcow_usage_ids[i]) != THPCOW_SLOT_FREE;
 	return n;
 }
@@ -223,7 +304,7 @@ unsigned int thpcow_usage_slots_used(void)
 /* The most rows thpcow_usage_walk() can show now. */
 unsigned int thpcow_usage_rows_max(void)
 {
-	return THPCOW_USAGE_SLOTS + 1 + thpcow_policy_count();
+	return thpcow_usage_nr + 1 + thpcow_policy_count();
 }
 
 static void thpcow_usage_sum(const struct thpcow_usage_counts *from,
@@ -273,7 +354,7 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 
 	mutex_lock(&thpcow_usage_lock);
 	thpcow_usage_reclaim();
-	for (i = 0; i < THPCOW_USAGE_SLOTS && !ret; i++) {
+	for (i = 0; i < thpcow_usage_nr && !ret; i++) {
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD ||
 		    thpcow_usage_first(id) != i)
@@ -284,7 +365,7 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 			continue;
 		memset(info.counters, 0, sizeof(info.counters));
 		home = thpcow_usage_home(id);
-		for (j = 0; j < THPCOW_USAGE_PROBE; j++) {
+		for (j = 0; j < thpcow_usage_probe; j++) {
 			s = thpcow_usage_at(home, j);
 			if (atomic64_read(&thpcow_usage_ids[s]) == id)
 				thpcow_usage_sum(&thpcow_usage_counts[s],

@@ -227,6 +227,69 @@ pid_rule_row() {
 	rmdir "$cg/thpcow-test/solo"
 }
 
+# insmod the module again, with PARAMS (and the run's own parameters).
+reload() {
+	[[ ! -e /sys/module/thpcow ]] || rmmod thpcow
+	# shellcheck disable=SC2086 # parameters, one a word
+	insmod "$ko" ${THPCOW_VM_MODPARAMS:-} "$@"
+}
+
+# The module as the other cases want it: loaded with its defaults, the
+# small table's cgroups and rule gone.
+small_table_undo() {
+	set +e
+	[[ ! -d /sys/module/thpcow ]] || "$ctl" clear --cgroup thpcow-test/small 2>/dev/null
+	[[ ! -d $cg/thpcow-test/small ]] || find "$cg/thpcow-test/small" -depth -type d -exec rmdir {} +
+	[[ $(cat /sys/module/thpcow/parameters/usage_slots 2>/dev/null) == 1024 ]] || reload
+}
+
+# in_small C MiB: wrf writes MiB after reading, in cgroup small/C.
+in_small() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/thpcow-test/small/$1" \
+		"$wrf" --size "$2" >/dev/null
+}
+
+# usage_slots bounds the table: with 2 slots a third cgroup counts in the
+# other row, and removed cgroups give their slots to new ones.
+small_table() {
+	local c
+	trap small_table_undo EXIT
+	rmmod thpcow
+	run 1 reload usage_slots=0
+	check_match "$(dmesg | tail -n 5)" "thpcow: usage_slots=0: must be 1 to 65536" \
+		"usage_slots=0 refused"
+	reload usage_slots=3
+	check_eq "$(</sys/module/thpcow/parameters/usage_slots)" 4 "3 rounded up"
+	reload usage_slots=2
+	cg_make small/c1 small/c2 small/c3 small/c4 small/c5
+	"$ctl" set --cgroup thpcow-test/small zero
+	for c in c1 c2 c3; do in_small "$c" 4; done
+	run 0 "$ctl" usage --json
+	check_eq "$(jqso '[.slots, .slots_used]')" "[2,2]" "slots"
+	check_eq "$(jqso '[.usage[] | select(.scope == "cgroup") | .substituted]')" "[2,2]" \
+		"two cgroup rows"
+	check_eq "$(jqso '[.usage[] | select(.scope == "other") | .substituted]')" "[2]" \
+		"the third cgroup in the other row"
+	run 0 "$ctl" usage
+	check_match "$so" $'\n'"other +\\(other\\) +2 +0 +0 +4 +-$" "the other row in the table"
+	# removed, and nobody reads usage: a fault that finds no slot (c4's
+	# first) has a worker reclaim theirs, so c5 later gets a row
+	rmdir "$cg"/thpcow-test/small/c{1,2,3}
+	in_small c4 4
+	sleep 3
+	in_small c5 6
+	run 0 "$ctl" usage --json
+	check_eq "$(jqso '[.usage[] | select(.cgroup == "/thpcow-test/small/c5") | .substituted]')" \
+		"[3]" "a new cgroup's row, after the worker reclaimed"
+	check_eq "$(jqso '[.usage[] | select(.cgroup == "/thpcow-test/small/c4" or .scope == "other") |
+		.substituted] | add')" 4 "c3's and c4's faults: c4's row or the other row"
+	# and when usage is read: c4 and c5 removed, their slots are free
+	rmdir "$cg"/thpcow-test/small/c{4,5}
+	run 0 "$ctl" usage --json
+	check_eq "$(jqso '[.slots_used, ([.usage[] | select(.scope == "cgroup")] | length)]')" \
+		"[0,0]" "slots after a read"
+}
+
 bad_input() {
 	fails 1 "thpcowctl: /proc: not a cgroup v2 directory" "$ctl" usage --cgroup /proc
 	fails 1 "thpcowctl: $cg/thpcow-test/none: No such file or directory" \
@@ -261,6 +324,7 @@ cases=(
 	ioctl_checks          # USAGE: bad sizes, reserved, pointers, newer tails
 	rows_go_with_cgroups  # removed cgroups: no rows in usage or debugfs
 	pid_rule_row          # exec zero: a process row, its cgroup counts too
+	small_table           # usage_slots=2: the bound, the other row, reuse
 	bad_input             # unknown pid, non-cgroup paths, bad options
 	unprivileged          # nobody: no device, a clear error
 )

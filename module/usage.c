@@ -9,13 +9,12 @@
  *
  * The table is a fixed array of usage_slots slots (a module parameter,
  * THPCOW_USAGE_SLOTS by default; an id and its counters, in two arrays,
- * allocated at load), keyed by cgroup id: 64 bits, never reused
- * while the system runs (kernfs ids carry a generation), so a stale id can
- * never be confused with a new cgroup. A
- * cgroup's slot is one of the THPCOW_USAGE_PROBE slots from the hash of its
- * id. The fault path finds it with plain reads or claims a free one with a
- * cmpxchg; with none free in its window the fault counts in the 'other'
- * row. Nothing is allocated and no lock is taken on the fault path, and the
+ * allocated at load), keyed by cgroup id: 64 bits, never reused while the
+ * system runs (kernfs ids carry a generation), so a stale id can never be
+ * confused with a new cgroup. A cgroup's slot is one of the
+ * THPCOW_USAGE_PROBE slots from the hash of its id. The fault path finds
+ * it with plain reads or claims a free one with a cmpxchg; with none free
+ * in its window the fault counts in the 'other' row. Nothing is allocated and no lock is taken on the fault path, and the
  * memory is bounded by the arrays (84 bytes a slot, 84 KiB by default).
  *
  * Nothing tells the module when a cgroup is removed, so the slots of gone
@@ -34,8 +33,10 @@
  * FREE, and a claim is a fully ordered cmpxchg that reads FREE, so the
  * new owner's increments land on zeroed counters. A fault of a process in a
  * cgroup being removed can still claim a slot for its id after step 1
- * (removal needs no tasks, but an exiting owner may lag); the next read
- * reclaims that slot too, so the table cannot fill up with the dead.
+ * (removal needs no tasks, but an exiting owner may lag); the next reclaim
+ * frees that slot too, so the table cannot fill up with the dead. The
+ * other row is never reclaimed: it counts for as long as the module is
+ * loaded. Reclaim runs with the faults going on: it never blocks one.
  *
  * Two faults of a new cgroup may race to claim, or a claim may land before
  * a match further along the window after a reclaim: then one id has two

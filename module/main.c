@@ -111,9 +111,12 @@ static int __init thpcow_init(void)
 	ret = init_srcu_struct(&thpcow_srcu);
 	if (ret)
 		return ret;
-	ret = thpcow_policy_init();
+	ret = thpcow_usage_init();
 	if (ret)
 		goto out_srcu;
+	ret = thpcow_policy_init();
+	if (ret)
+		goto out_usage;
 	/* With no rule the hook passes every fault on untouched. */
 	ret = thpcow_hook_install();
 	if (ret)
@@ -139,6 +142,8 @@ out_hook:
 	thpcow_hook_remove();
 out_policy:
 	thpcow_policy_exit();
+out_usage:
+	thpcow_usage_exit();
 out_srcu:
 	cleanup_srcu_struct(&thpcow_srcu);
 	return ret;
@@ -150,6 +155,7 @@ static void __exit thpcow_exit(void)
 	thpcow_debugfs_exit();
 	thpcow_hook_remove();
 	thpcow_policy_exit();
+	thpcow_usage_exit();
 	cleanup_srcu_struct(&thpcow_srcu);
 	thpcow_report_counters();
 }

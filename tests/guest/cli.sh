@@ -27,29 +27,8 @@ event=events/thpcow/thpcow_fault
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 out=$(mktemp -d)
 
-# run STATUS CMD...: run CMD, its stdout in $so and stderr in $se; fail the
-# case unless it exits with STATUS.
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
-	so=$(<"$out/stdout") se=$(<"$out/stderr")
-	((rc == want)) && return
-	echo "$*: exit status $rc, want $want"
-	echo "stdout: $so"
-	echo "stderr: $se"
-	return 1
-}
-
-# fails STATUS MESSAGE CMD...: CMD exits with STATUS, prints nothing to
-# stdout and exactly MESSAGE to stderr.
-fails() {
-	local want=$1 msg=$2
-	shift 2
-	run "$want" "$@"
-	check_eq "$so" "" "stdout of $*"
-	check_eq "$se" "$msg" "stderr of $*"
-}
+# shellcheck source=../lib/run.sh
+source "$repo/tests/lib/run.sh" # run, fails, jqso
 
 # A process costs a quarter of a second in the guest (TCG): the helpers
 # below use bash alone where they can.
@@ -69,9 +48,6 @@ thp_word() {
 	v=${v#*[}
 	echo "${v%%]*}"
 }
-
-# jqso FILTER: FILTER applied to $so, which jq must parse as JSON.
-jqso() { jq -c "$1" <<<"$so"; }
 
 # cleanup: for a case that changes anything, as its first command. When
 # the case ends, passed or not, its background processes are killed, the

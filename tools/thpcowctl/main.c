@@ -72,6 +72,15 @@ static const struct verb verbs[] = {
 		.usage = "(-p PID | -c PATH | -g) [-J]",
 		.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
 	}, {
+		.name = "usage", .fn = cmd_usage,
+		.summary = "show what thpcow did per cgroup and per pid rule",
+		.usage = "[--cgroup PATH | --pid PID] [--json | --format FORMAT]",
+		.help = "  --cgroup PATH   only this cgroup v2 directory's row (as for get)\n"
+			"  --pid PID       only the row of this process's pid rule\n"
+			HELP_JSON
+			"  --format FORMAT text (the default), json, or prometheus (the\n"
+			"                  text exposition format)\n",
+	}, {
 		.name = "set", .fn = cmd_set,
 		.summary = "set the policy of a process, a cgroup or the default",
 		.usage = "(-p PID [--children] | -c PATH | -g) MODE",

@@ -84,6 +84,35 @@ void fput_text(FILE *f, const char *s, size_t max)
 	}
 }
 
+static void __attribute__((noreturn)) out_of_memory(void)
+{
+	error_msg("out of memory");
+	exit(EXIT_FAIL);
+}
+
+FILE *xmemstream(char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+
+	if (!m)
+		out_of_memory();
+	return m;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		out_of_memory();
+	return s;
+}
+
 static size_t field_max(const struct field *fl)
 {
 	return fl->max ? fl->max : strlen(fl->str);
@@ -221,6 +250,41 @@ const struct table_col list_cols[] = {
 };
 const size_t list_ncols = ARRAY_SIZE(list_cols);
 const char *const list_defaults = "SCOPE,TARGET,MODE,FLAGS,SUBSTITUTIONS";
+
+/*
+ * Columns two spaces apart, sized to their widest cell, no trailing
+ * blanks; cells holds nrows rows of ncols (at most TABLE_COLS_MAX).
+ */
+void print_table(FILE *f, const struct column *cols, size_t ncols,
+		 char **cells, size_t nrows)
+{
+	size_t width[TABLE_COLS_MAX], r, c, w;
+	const char *s;
+
+	for (c = 0; c < ncols; c++)
+		width[c] = strlen(cols[c].header);
+	for (r = 0; r < nrows; r++) {
+		for (c = 0; c < ncols; c++) {
+			w = utf8_width(cells[r * ncols + c]);
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	for (r = 0; r <= nrows; r++) {
+		for (c = 0; c < ncols; c++) {
+			s = r ? cells[(r - 1) * ncols + c] : cols[c].header;
+			w = width[c] - utf8_width(s);
+			if (c)
+				fputs("  ", f);
+			if (cols[c].right)
+				fprintf(f, "%*s", (int)w, "");
+			fputs(s, f);
+			if (!cols[c].right && c + 1 < ncols)
+				fprintf(f, "%*s", (int)w, "");
+		}
+		fputc('\n', f);
+	}
+}
 
 static void print_entries_json(FILE *f, const struct thpcow_entry *e, size_t n)
 {

@@ -1527,6 +1527,10 @@ static const struct test tests[] = {
 	SH("completion: trace's options", BASH_COMPLETION,
 	   COMPLETE("trace --") REPLY,
 	   "--json --count --duration --pid --help\n"),
+	/* usage's options, or --format's values, not completed */
+	SH("completion: usage and its options", BASH_COMPLETION,
+	   COMPLETE("usage --") REPLY COMPLETE("usage --format p") REPLY,
+	   "--cgroup --pid --json --format --help\nprometheus\n"),
 	/* apply's option not completed */
 	SH("completion: apply's options", BASH_COMPLETION,
 	   COMPLETE("apply --") REPLY, "--check --help\n"),
@@ -1612,13 +1616,19 @@ static const struct test tests[] = {
 	FAKE("fake: get --pid --json", NULL, 0,
 	     ",\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":5,"
 	     "\"present\":true,\"effective_mode\":\"zero\","
-	     "\"effective_scope\":\"pid\"}\n", NULL,
+	     "\"effective_scope\":\"pid\",\"effective_cgroup\":null,"
+	     "\"effective_cgroup_id\":null}\n", NULL,
 	     "GET scope=2 mode=0 flags=0 pid=1 cgroup=-\n",
 	     "get", "--pid", "1", "--json"),
 	/* a policy that is not there shown as mode "kernel" */
 	FAKE("fake: get --pid without a policy", "FAKE_ABSENT=1", 0,
 	     "\"mode\":null,\"flags\":[],\"substitutions\":0,\"present\":false,"
-	     "\"effective_mode\":\"zero\",\"effective_scope\":\"cgroup\"}\n",
+	     "\"effective_mode\":\"zero\",\"effective_scope\":\"cgroup\","
+	     "\"effective_cgroup\":",
+	     NULL, "GET", "get", "--pid", "1", "--json"),
+	/* the id of the cgroup whose rule applies not shown */
+	FAKE("fake: get --pid names the cgroup id", "FAKE_ABSENT=1", 0,
+	     "\"effective_cgroup_id\":1}\n",
 	     NULL, "GET", "get", "--pid", "1", "--json"),
 	/* the cgroup shown by the argument rather than below the root */
 	FAKE_CG("fake: get --cgroup text", NULL, 0,
@@ -1636,6 +1646,65 @@ static const struct test tests[] = {
 	     "pid    42 (qemu\"kvm)  zero   children             7\n"
 	     "cgroup /machine.slice kernel -                    0\n", NULL,
 	     "LIST room=0\nLIST room=6\n", "list"),
+	/* USAGE not sized first, or a row missing from the table */
+	FAKE("fake: usage table", NULL, 0,
+	     "SCOPE   TARGET                                        SUBSTITUTED  COPIED  FALLBACKS  THP_MIB  ANON_THP_MIB\n"
+	     "cgroup  /machine.slice/machine-qemu\\x2d1\\x2dvm.scope          128       0          5      256             -\n"
+	     "pid     42 (qemu\"kvm)                                          64       1          0      130             -\n"
+	     "other   (other)                                                 0       0          5        0             -\n",
+	     NULL, "USAGE room=0\nUSAGE room=7\n", "usage"),
+	/* JSON rows without their counters, MiB or an escaped path */
+	FAKE("fake: usage --json", NULL, 0,
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\","
+	     "\"cgroup\":\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\","
+	     "\"cgroup_id\":99,\"substituted\":128,\"copied\":0,\"split\":0,"
+	     "\"fallback_ineligible\":0,\"fallback_uffd\":2,"
+	     "\"fallback_alloc\":3,\"fallback_charge\":0,"
+	     "\"fallback_unstable\":0,\"fallback_pinned\":0,"
+	     "\"fallbacks\":5,\"thp_bytes\":268435456,\"thp_mib\":256,"
+	     "\"anon_thp_bytes\":null},{\"scope\":\"pid\",\"pid\":42,"
+	     "\"comm\":\"qemu\\\"kvm\",", NULL, "USAGE", "usage", "--json"),
+	/* the exposition format without HELP/TYPE, units or escaped labels */
+	FAKE("fake: usage --format prometheus", NULL, 0,
+	     "# HELP thpcow_usage_substituted_total Write faults on the huge zero page given a whole THP.\n"
+	     "# TYPE thpcow_usage_substituted_total counter\n"
+	     "thpcow_usage_substituted_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\"} 128\n"
+	     "thpcow_usage_substituted_total{scope=\"pid\",pid=\"42\",comm=\"qemu\\\"kvm\"} 64\n"
+	     "thpcow_usage_substituted_total{scope=\"other\"} 0\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	FAKE("fake: usage prometheus fallbacks by reason", NULL, 0,
+	     "thpcow_usage_fallbacks_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\",reason=\"alloc\"} 3\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	FAKE("fake: usage prometheus bytes", NULL, 0,
+	     "# TYPE thpcow_usage_thp_bytes_total counter\n"
+	     "thpcow_usage_thp_bytes_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\"} 268435456\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	/* --pid not keeping only the process's row */
+	FAKE("fake: usage --pid", NULL, 0,
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"pid\",\"pid\":42,",
+	     NULL, "USAGE", "usage", "--pid", "42", "--json"),
+	FAKE("fake: usage --pid of a missing process", NULL, 1, NULL,
+	     "thpcowctl: no such process: 999999\n", "USAGE",
+	     "usage", "--pid", "999999"),
+	FAKE("fake: usage --pid of a process without a pid rule", NULL, 1, NULL,
+	     "thpcowctl: pid 1: no pid rule covers it", "USAGE",
+	     "usage", "--pid", "1"),
+	/* a cgroup without a row shown as nothing, or a file taken for one */
+	FAKE_CG("fake: usage --cgroup without a row is zeros", NULL, 0,
+		"{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\",\"cgroup\":\"/\","
+		"\"cgroup_id\":1,\"substituted\":0,", NULL, "USAGE",
+		"usage", "--cgroup", "/", "--json"),
+	FAKE_CG("fake: usage --cgroup of a file", NULL, 1, NULL,
+		"not a cgroup v2 directory", "USAGE",
+		"usage", "--cgroup", "/cgroup.procs"),
+	FAKE("fake: usage --pid and --cgroup", NULL, 2, NULL,
+	     "thpcowctl: usage: --pid and --cgroup are mutually exclusive\n",
+	     "", "usage", "--pid", "42", "--cgroup", "/"),
+	FAKE("fake: usage --format bogus", NULL, 2, NULL,
+	     "thpcowctl: usage: unknown format 'bogus'", "",
+	     "usage", "--format", "bogus"),
+	FAKE("fake: usage --json --format", NULL, 2, NULL,
+	     "mutually exclusive", "", "usage", "--json", "--format", "json"),
 	/* a list that grew past the room not asked for again */
 	FAKE("fake: list retries when the list grew", "FAKE_LIST_GROW=1", 0,
 	     "pid    43 (late)      zero   -                    0\n"
@@ -1762,7 +1831,7 @@ static const struct test tests[] = {
 		"CLEAR scope=1 mode=0 flags=0 pid=0 cgroup=ok\n", "clear", "-c", "/"),
 	FAKE("fake: get -J -p", NULL, 0, "{\"scope\":\"pid\",\"pid\":1,", NULL,
 	     "GET scope=2", "get", "-J", "-p", "1"),
-	FAKE("fake: -pPID attached", NULL, 0, "pid:             77\n", NULL,
+	FAKE("fake: -pPID attached", NULL, 0, "pid:                 77\n", NULL,
 	     "GET scope=2 mode=0 flags=0 pid=77 ",
 	     "get", "-p77"),
 	/* -o: an unknown column taken as none, or as the defaults */

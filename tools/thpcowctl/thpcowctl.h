@@ -101,6 +101,7 @@ int cmd_set(const struct verb *v, int argc, char *argv[]);
 int cmd_get(const struct verb *v, int argc, char *argv[]);
 int cmd_clear(const struct verb *v, int argc, char *argv[]);
 int cmd_list(const struct verb *v, int argc, char *argv[]);
+int cmd_usage(const struct verb *v, int argc, char *argv[]);
 int cmd_exec(const struct verb *v, int argc, char *argv[]);
 int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);

@@ -22,6 +22,7 @@ enum usage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
 struct usage_args {
 	struct scope_arg scope;		/* --cgroup or --pid, or none */
 	enum usage_format format;
+	struct table_opts o;		/* -o, -n, -r, -J */
 };
 
 static int usage_args(const struct verb *v, int argc, char *argv[],
@@ -30,19 +31,18 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
-		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_TABLE_ENTRIES,
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool json = false, format = false;
+	bool format = false;
 	int opt, ret;
 
 	memset(a, 0, sizeof(*a));
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
-		if (opt == OPT_JSON) {
-			json = true;
-			a->format = FORMAT_JSON;
+		if (table_option(&a->o, opt, optarg)) {
+			continue;
 		} else if (opt == OPT_FORMAT) {
 			format = true;
 			if (strcmp(optarg, "text") == 0)
@@ -63,9 +63,14 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 	verb_no_args(v, argc, argv);
 	if (a->scope.given > 1)
 		return usage_error(v, "--pid and --cgroup are mutually exclusive");
-	if (json && format)
+	if (a->o.json && format)
 		return usage_error(v, "--json and --format are mutually exclusive");
-	return 0;
+	if (a->format == FORMAT_JSON)
+		a->o.json = true;
+	if (a->format == FORMAT_PROMETHEUS &&
+	    (a->o.output || a->o.noheadings || a->o.raw))
+		return usage_error(v, "--format prometheus takes none of -o, -n, -r");
+	return table_columns(v, usage_cols, usage_ncols, usage_defaults, &a->o);
 }
 
 /* The kernel's own THP figure for the row's memory, if it can be read. */
@@ -188,12 +193,11 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	have_mnt = cgroup_mount_point(mnt, sizeof(mnt)) == 0;
 	for (i = 0; i < n; i++)
 		usage_kernel_figure(have_mnt ? mnt : NULL, &rows[i]);
-	if (a.format == FORMAT_JSON)
-		print_usage_json(stdout, rows, n, arg.slots, arg.slots_used);
-	else if (a.format == FORMAT_PROMETHEUS)
+	if (a.format == FORMAT_PROMETHEUS)
 		print_usage_prometheus(stdout, rows, n);
 	else
-		print_usage_table(stdout, rows, n);
+		print_usage_rows(stdout, rows, n, arg.slots, arg.slots_used,
+				 &a.o);
 	free(rows);
 	return EXIT_OK;
 }

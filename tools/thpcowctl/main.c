@@ -13,6 +13,7 @@
 #include "output.h"
 #include "parse.h"
 #include "thpcowctl.h"
+#include "usage.h"
 
 static int cmd_help(const struct verb *v, int argc, char *argv[]);
 
@@ -53,6 +54,11 @@ static void stats_columns(FILE *f)
 	table_help(f, "With --watch", watch_cols(), watch_ncols);
 }
 
+static void usage_columns(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
+}
+
 static const struct verb verbs[] = {
 	{
 		.name = "status", .fn = cmd_status,
@@ -74,12 +80,15 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "usage", .fn = cmd_usage,
 		.summary = "show what thpcow did per cgroup and per pid rule",
-		.usage = "[--cgroup PATH | --pid PID] [--json | --format FORMAT]",
-		.help = "  --cgroup PATH   only this cgroup v2 directory's row (as for get)\n"
-			"  --pid PID       only the row of this process's pid rule\n"
-			HELP_JSON
-			"  --format FORMAT text (the default), json, or prometheus (the\n"
-			"                  text exposition format)\n",
+		.usage = "[-c PATH | -p PID] " USAGE_TABLE " [--format FORMAT]",
+		.help = "  -c, --cgroup PATH\n"
+			"                  only this cgroup v2 directory's row (as for get)\n"
+			"  -p, --pid PID   only the row of this process's pid rule\n"
+			HELP_TABLE
+			"      --format FORMAT\n"
+			"                  text (the table), json (as -J) or prometheus\n"
+			"                  (the text exposition format, for node-exporter)\n",
+		.columns = usage_columns,
 	}, {
 		.name = "set", .fn = cmd_set,
 		.summary = "set the policy of a process, a cgroup or the default",

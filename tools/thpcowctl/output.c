@@ -7,6 +7,7 @@
 
 #include "output.h"
 #include "parse.h"
+#include "prom.h"
 #include "thpcowctl.h"
 
 #define FLAGS_TEXT_LEN	128
@@ -82,35 +83,6 @@ void fput_text(FILE *f, const char *s, size_t max)
 		p += len;
 		n -= len;
 	}
-}
-
-static void __attribute__((noreturn)) out_of_memory(void)
-{
-	error_msg("out of memory");
-	exit(EXIT_FAIL);
-}
-
-FILE *xmemstream(char **buf, size_t *len)
-{
-	FILE *m = open_memstream(buf, len);
-
-	if (!m)
-		out_of_memory();
-	return m;
-}
-
-char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		out_of_memory();
-	return s;
 }
 
 static size_t field_max(const struct field *fl)
@@ -250,41 +222,6 @@ const struct table_col list_cols[] = {
 };
 const size_t list_ncols = ARRAY_SIZE(list_cols);
 const char *const list_defaults = "SCOPE,TARGET,MODE,FLAGS,SUBSTITUTIONS";
-
-/*
- * Columns two spaces apart, sized to their widest cell, no trailing
- * blanks; cells holds nrows rows of ncols (at most TABLE_COLS_MAX).
- */
-void print_table(FILE *f, const struct column *cols, size_t ncols,
-		 char **cells, size_t nrows)
-{
-	size_t width[TABLE_COLS_MAX], r, c, w;
-	const char *s;
-
-	for (c = 0; c < ncols; c++)
-		width[c] = strlen(cols[c].header);
-	for (r = 0; r < nrows; r++) {
-		for (c = 0; c < ncols; c++) {
-			w = utf8_width(cells[r * ncols + c]);
-			if (w > width[c])
-				width[c] = w;
-		}
-	}
-	for (r = 0; r <= nrows; r++) {
-		for (c = 0; c < ncols; c++) {
-			s = r ? cells[(r - 1) * ncols + c] : cols[c].header;
-			w = width[c] - utf8_width(s);
-			if (c)
-				fputs("  ", f);
-			if (cols[c].right)
-				fprintf(f, "%*s", (int)w, "");
-			fputs(s, f);
-			if (!cols[c].right && c + 1 < ncols)
-				fprintf(f, "%*s", (int)w, "");
-		}
-		fputc('\n', f);
-	}
-}
 
 static void print_entries_json(FILE *f, const struct thpcow_entry *e, size_t n)
 {
@@ -548,13 +485,6 @@ void print_interval(FILE *f, struct table *t, const struct thpcow_stats *st,
 	table_print_last(t);
 }
 
-/* One metric family: HELP, TYPE, then the sample line(s) the caller adds. */
-static void prom_family(FILE *f, const char *name, const char *type,
-			const char *help)
-{
-	fprintf(f, "# HELP %s %s.\n# TYPE %s %s\n", name, help, name, type);
-}
-
 /*
  * The Prometheus text exposition format (version 0.0.4), for
  * node-exporter's textfile collector: each counter as thpcow_NAME_total,
@@ -574,6 +504,7 @@ void print_prometheus(FILE *f, const struct thpcow_stats *st,
 		{ THPCOW_STAT_COPIED, "thpcow_copied_bytes_total",
 		  "Memory of shared THPs copied whole, in bytes" },
 	};
+	struct prom_label label = { "mode", NULL, 0 };
 	unsigned int i, n = stats_count(st);
 	char name[64], buf[32];
 
@@ -581,22 +512,24 @@ void print_prometheus(FILE *f, const struct thpcow_stats *st,
 		snprintf(name, sizeof(name), "thpcow_%s_total",
 			 stat_name(i, buf, sizeof(buf)));
 		prom_family(f, name, "counter", stat_desc(i));
-		fprintf(f, "%s %llu\n", name, (unsigned long long)st->counters[i]);
+		prom_sample(f, name, NULL, 0, st->counters[i]);
 	}
 	for (i = 0; i < ARRAY_SIZE(bytes); i++) {
 		if (bytes[i].stat >= n)
 			continue;
 		prom_family(f, bytes[i].name, "counter", bytes[i].help);
-		fprintf(f, "%s %llu\n", bytes[i].name,
-			(unsigned long long)st->counters[bytes[i].stat] * thp_bytes);
+		prom_sample(f, bytes[i].name, NULL, 0,
+			    st->counters[bytes[i].stat] * thp_bytes);
 	}
 	prom_family(f, "thpcow_policies", "gauge", "Pid and cgroup rules in force");
-	fprintf(f, "thpcow_policies %u\n", st->policies);
+	prom_sample(f, "thpcow_policies", NULL, 0, st->policies);
 	if (!mode)
 		return;
 	prom_family(f, "thpcow_global_mode", "gauge",
 		    "The global mode: 1 for the one in force, 0 for the others");
-	for (i = 0; i < ARRAY_SIZE(modes); i++)
-		fprintf(f, "thpcow_global_mode{mode=\"%s\"} %d\n", modes[i],
-			strcmp(modes[i], mode) == 0);
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		label.value = modes[i];
+		prom_sample(f, "thpcow_global_mode", &label, 1,
+			    strcmp(modes[i], mode) == 0);
+	}
 }

@@ -64,16 +64,6 @@ extern const struct table_col counter_cols[];
 extern const size_t counter_ncols;
 extern const char *const counter_defaults;
 
-/* A table: a header per column, right-aligned or not. */
-struct column {
-	const char *header;
-	bool right;
-};
-
-void print_table(FILE *f, const struct column *cols, size_t ncols,
-		 char **cells, size_t nrows);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-FILE *xmemstream(char **buf, size_t *len);
 unsigned int stats_count(const struct thpcow_stats *st);
 const char *stat_name(unsigned int i, char *buf, size_t len);
 const char *stat_desc(unsigned int i);

@@ -1479,6 +1479,23 @@ static const struct test tests[] = {
 	   "echo policies 2; echo global_mode zero; } >\"$t/s\" && "
 	   "\"$1/../../tests/guest/prometheus-check.py\" \"$t/p\" \"$t/s\" 2097152; "
 	   "rm -rf \"$t\"", "ok\n"),
+	/* usage's metrics refused by a real parser, or other than debugfs'
+	 * rows (the fake device's, as debugfs usage would show them) */
+	SH("usage --format prometheus: prometheus_client parses it",
+	   "/usr/lib/python3/dist-packages/prometheus_client/parser.py",
+	   "export THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null; "
+	   "t=$(mktemp -d); LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" "
+	   "usage --format prometheus >\"$t/p\" && "
+	   "printf '# scope\\ttarget\\tsubstituted\\tcopied\\tsplit\\tfallback_ineligible\\t"
+	   "fallback_uffd\\tfallback_alloc\\tfallback_charge\\tfallback_unstable\\t"
+	   "fallback_pinned\\tthp_bytes\\tname\\n"
+	   "cgroup\\t99\\t128\\t0\\t0\\t0\\t2\\t3\\t0\\t0\\t0\\t268435456\\t"
+	   "/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\\n"
+	   "pid\\t42\\t64\\t1\\t0\\t0\\t0\\t0\\t0\\t0\\t0\\t136314880\\tqemu\"kvm\\n"
+	   "other\\t-\\t0\\t0\\t0\\t5\\t0\\t0\\t0\\t0\\t0\\t0\\t-\\n"
+	   "# slots 1 of 1024\\n' >\"$t/d\" && "
+	   "\"$1/../../tests/guest/prometheus-check.py\" --usage \"$t/p\" \"$t/d\"; "
+	   "rm -rf \"$t\"", "ok\n"),
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
 	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),
@@ -1500,7 +1517,8 @@ static const struct test tests[] = {
 	SH("man: thpcowctl.8 names every column", "/usr/bin/man",
 	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
 	   "for c in $(\"$1/thpcowctl\" list --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') "
-	   "$(\"$1/thpcowctl\" stats --help | sed -n '/^Available/,/^$/s/^  \\([A-Z_]*\\) .*/\\1/p') TIME FALLBACKS; do "
+	   "$(\"$1/thpcowctl\" stats --help | sed -n '/^Available/,/^$/s/^  \\([A-Z_]*\\) .*/\\1/p') "
+	   "$(\"$1/thpcowctl\" usage --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') TIME FALLBACKS; do "
 	   "grep -qw \"$c\" <<<\"$page\" || echo \"$c is missing\"; done", ""),
 	/* the options section without one of the global options */
 	SH("man: thpcowctl.8 has every global option", "/usr/bin/man",
@@ -1529,8 +1547,11 @@ static const struct test tests[] = {
 	   "--json --count --duration --pid --help\n"),
 	/* usage's options, or --format's values, not completed */
 	SH("completion: usage and its options", BASH_COMPLETION,
-	   COMPLETE("usage --") REPLY COMPLETE("usage --format p") REPLY,
-	   "--cgroup --pid --json --format --help\nprometheus\n"),
+	   "PATH=\"$1:$PATH\"; "
+	   COMPLETE("usage --") REPLY COMPLETE("usage --format p") REPLY
+	   COMPLETE("usage -o SCOPE,ANON") REPLY,
+	   "--cgroup --pid --json --output --noheadings --raw --format --help\n"
+	   "prometheus\nSCOPE,ANON_THP_MIB SCOPE,ANON_THP_BYTES\n"),
 	/* apply's option not completed */
 	SH("completion: apply's options", BASH_COMPLETION,
 	   COMPLETE("apply --") REPLY, "--check --help\n"),
@@ -1647,11 +1668,12 @@ static const struct test tests[] = {
 	     "cgroup /machine.slice kernel -                    0\n", NULL,
 	     "LIST room=0\nLIST room=6\n", "list"),
 	/* USAGE not sized first, or a row missing from the table */
+	/* (libsmartcols shows a backslash as \x5c, as lsblk does) */
 	FAKE("fake: usage table", NULL, 0,
-	     "SCOPE   TARGET                                        SUBSTITUTED  COPIED  FALLBACKS  THP_MIB  ANON_THP_MIB\n"
-	     "cgroup  /machine.slice/machine-qemu\\x2d1\\x2dvm.scope          128       0          5      256             -\n"
-	     "pid     42 (qemu\"kvm)                                          64       1          0      130             -\n"
-	     "other   (other)                                                 0       0          5        0             -\n",
+	     "SCOPE  TARGET                                             SUBSTITUTED COPIED FALLBACKS THP_MIB ANON_THP_MIB\n"
+	     "cgroup /machine.slice/machine-qemu\\x5cx2d1\\x5cx2dvm.scope         128      0         5     256            -\n"
+	     "pid    42 (qemu\"kvm)                                               64      1         0     130            -\n"
+	     "other  (other)                                                      0      0         5       0            -\n",
 	     NULL, "USAGE room=0\nUSAGE room=7\n", "usage"),
 	/* JSON rows without their counters, MiB or an escaped path */
 	FAKE("fake: usage --json", NULL, 0,
@@ -1705,6 +1727,30 @@ static const struct test tests[] = {
 	     "usage", "--format", "bogus"),
 	FAKE("fake: usage --json --format", NULL, 2, NULL,
 	     "mutually exclusive", "", "usage", "--json", "--format", "json"),
+	/* usage's table options: -o's columns, -J -o as libsmartcols' JSON
+	 * (null for a cell a row does not have), -n -r, and -p from the
+	 * option table */
+	FAKE("fake: usage -J -o", NULL, 0,
+	     "{\n   \"usage\": [\n      {\n         \"scope\": \"cgroup\",\n"
+	     "         \"cgroup_id\": 99,\n         \"pid\": null\n      },{\n",
+	     NULL, "USAGE", "-J", "-o", "SCOPE,CGROUP_ID,PID", "usage"),
+	FAKE("fake: usage -p PID -n -r -o", NULL, 0,
+	     "pid 42 qemu\"kvm 64 136314880\n", NULL, "USAGE", "usage", "-p",
+	     "42", "-n", "-r", "-o", "SCOPE,PID,COMM,SUBSTITUTED,THP_BYTES"),
+	FAKE_CG("fake: usage -c PATH", NULL, 0,
+		"cgroup / 0\n", NULL, "USAGE", "usage", "-c", "/", "-n", "-r",
+		"-o", "SCOPE,CGROUP,SUBSTITUTED"),
+	CLI("cli: usage -o BOGUS, exit 2", 2, NULL,
+	    "thpcowctl: usage: unknown column 'BOGUS' (see 'thpcowctl usage --help')",
+	    "usage", "-o", "BOGUS"),
+	CLI("cli: usage -J -n, exit 2", 2, NULL,
+	    "thpcowctl: usage: -n and -r are for the table", "usage", "-J", "-n"),
+	CLI("cli: usage --format prometheus -r, exit 2", 2, NULL,
+	    "thpcowctl: usage: --format prometheus takes none of -o, -n, -r",
+	    "usage", "--format", "prometheus", "-r"),
+	CLI("cli: usage --help lists the columns", 0,
+	    "  ANON_THP_MIB        MiB of anonymous THPs now", NULL, "usage",
+	    "--help"),
 	/* a list that grew past the room not asked for again */
 	FAKE("fake: list retries when the list grew", "FAKE_LIST_GROW=1", 0,
 	     "pid    43 (late)      zero   -                    0\n"

@@ -11,6 +11,8 @@
 #include "json.h"
 #include "output.h"
 #include "parse.h"
+#include "prom.h"
+#include "table.h"
 #include "thpcowctl.h"
 #include "usage.h"
 
@@ -66,76 +68,84 @@ int usage_parse_smaps_rollup(FILE *f, unsigned long long *bytes)
 	return -1;
 }
 
-/* The row's TARGET cell: the cgroup's path, "PID (comm)", or "(other)". */
-static char *usage_target(const struct usage_row *r)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *m = xmemstream(&buf, &len);
-
-	if (r->scope == THPCOW_SCOPE_PID) {
-		fprintf(m, "%d (", r->pid);
-		fput_text(m, r->name, sizeof(r->name));
-		fputc(')', m);
-	} else if (r->scope == THPCOW_SCOPE_CGROUP) {
-		fput_text(m, r->name, sizeof(r->name));
-	} else {
-		fputs("(other)", m);
-	}
-	fclose(m);
-	return buf;
-}
-
-static const struct column usage_columns[] = {
-	{ "SCOPE", false },
-	{ "TARGET", false },
-	{ "SUBSTITUTED", true },
-	{ "COPIED", true },
-	{ "FALLBACKS", true },
-	{ "THP_MIB", true },
-	{ "ANON_THP_MIB", true },
-};
-
-#define USAGE_NCOLS	ARRAY_SIZE(usage_columns)
-
 static const char *usage_scope(const struct usage_row *r)
 {
 	return r->scope == THPCOW_SCOPE_GLOBAL ? "other" : scope_name(r->scope);
 }
 
-/* One line per row; MiB given as whole THPs, and the kernel's THP MiB. */
-void print_usage_table(FILE *f, const struct usage_row *rows, size_t n)
-{
-	char **cells = calloc(n * USAGE_NCOLS + 1, sizeof(*cells));
-	const struct usage_row *r;
-	size_t i;
+enum { U_SCOPE, U_TARGET, U_SUBST, U_COPIED, U_SPLIT, U_FALLBACKS, U_THP_MIB,
+       U_ANON_THP_MIB, U_THP_BYTES, U_ANON_THP_BYTES, U_PID, U_COMM, U_CGROUP,
+       U_CGROUP_ID };
 
-	if (!cells) {
-		error_msg("out of memory");
-		exit(EXIT_FAIL);
+#define STR	SCOLS_JSON_STRING
+#define NUM	SCOLS_JSON_NUMBER
+#define RIGHT	SCOLS_FL_RIGHT
+
+const struct table_col usage_cols[] = {
+	[U_SCOPE]	= { "SCOPE", 0, 0, STR, "cgroup, pid, or other (the rest)" },
+	[U_TARGET]	= { "TARGET", 0, 0, STR,
+			    "the cgroup's path, \"PID (comm)\" or (other)" },
+	[U_SUBST]	= { "SUBSTITUTED", 0, RIGHT, NUM,
+			    "huge zero page faults given a whole THP" },
+	[U_COPIED]	= { "COPIED", 0, RIGHT, NUM, "shared THPs copied whole" },
+	[U_SPLIT]	= { "SPLIT", 0, RIGHT, NUM, "huge PMDs split (mode split)" },
+	[U_FALLBACKS]	= { "FALLBACKS", 0, RIGHT, NUM,
+			    "faults that did not get a whole THP" },
+	[U_THP_MIB]	= { "THP_MIB", 0, RIGHT, NUM,
+			    "MiB thpcow gave as whole THPs" },
+	[U_ANON_THP_MIB] = { "ANON_THP_MIB", 0, RIGHT, NUM,
+			     "MiB of anonymous THPs now, as the kernel counts" },
+	[U_THP_BYTES]	= { "THP_BYTES", 0, RIGHT, NUM, "THP_MIB in bytes" },
+	[U_ANON_THP_BYTES] = { "ANON_THP_BYTES", 0, RIGHT, NUM,
+			       "ANON_THP_MIB in bytes" },
+	[U_PID]		= { "PID", 0, RIGHT, NUM, "the process (pid rows)" },
+	[U_COMM]	= { "COMM", 0, 0, STR, "its name (pid rows)" },
+	[U_CGROUP]	= { "CGROUP", 0, 0, STR,
+			    "the cgroup's path (cgroup rows)" },
+	[U_CGROUP_ID]	= { "CGROUP_ID", 0, RIGHT, NUM,
+			    "the cgroup's id (cgroup rows)" },
+};
+const size_t usage_ncols = ARRAY_SIZE(usage_cols);
+const char *const usage_defaults =
+	"SCOPE,TARGET,SUBSTITUTED,COPIED,FALLBACKS,THP_MIB,ANON_THP_MIB";
+
+/* One row; the kernel's figure "-" (JSON null) when it is not known. */
+static void usage_table_row(struct table *t, const struct usage_row *r)
+{
+	const int name_len = (int)sizeof(r->name);
+
+	table_new_row(t);
+	table_cell(t, U_SCOPE, "%s", usage_scope(r));
+	if (r->scope == THPCOW_SCOPE_PID)
+		table_cell(t, U_TARGET, "%d (%.*s)", r->pid, name_len, r->name);
+	else if (r->scope == THPCOW_SCOPE_CGROUP)
+		table_cell(t, U_TARGET, "%.*s", name_len, r->name);
+	else
+		table_cell(t, U_TARGET, "(other)");
+	table_cell(t, U_SUBST, "%llu", r->counters[THPCOW_USAGE_SUBSTITUTED]);
+	table_cell(t, U_COPIED, "%llu", r->counters[THPCOW_USAGE_COPIED]);
+	table_cell(t, U_SPLIT, "%llu", r->counters[THPCOW_USAGE_SPLIT]);
+	table_cell(t, U_FALLBACKS, "%llu", r->fallbacks);
+	table_cell(t, U_THP_MIB, "%llu", r->given_bytes / MIB);
+	table_cell(t, U_THP_BYTES, "%llu", r->given_bytes);
+	if (r->have_kernel) {
+		table_cell(t, U_ANON_THP_MIB, "%llu", r->kernel_thp_bytes / MIB);
+		table_cell(t, U_ANON_THP_BYTES, "%llu", r->kernel_thp_bytes);
+	} else if (!t->o->json) {
+		table_cell(t, U_ANON_THP_MIB, "-");
+		table_cell(t, U_ANON_THP_BYTES, "-");
 	}
-	for (i = 0; i < n; i++) {
-		r = &rows[i];
-		cells[i * USAGE_NCOLS + 0] = xasprintf("%s", usage_scope(r));
-		cells[i * USAGE_NCOLS + 1] = usage_target(r);
-		cells[i * USAGE_NCOLS + 2] =
-			xasprintf("%llu", r->counters[THPCOW_USAGE_SUBSTITUTED]);
-		cells[i * USAGE_NCOLS + 3] =
-			xasprintf("%llu", r->counters[THPCOW_USAGE_COPIED]);
-		cells[i * USAGE_NCOLS + 4] = xasprintf("%llu", r->fallbacks);
-		cells[i * USAGE_NCOLS + 5] = xasprintf("%llu", r->given_bytes / MIB);
-		cells[i * USAGE_NCOLS + 6] = r->have_kernel ?
-			xasprintf("%llu", r->kernel_thp_bytes / MIB) :
-			xasprintf("-");
+	if (r->scope == THPCOW_SCOPE_PID) {
+		table_cell(t, U_PID, "%d", r->pid);
+		table_cell(t, U_COMM, "%.*s", name_len, r->name);
+	} else if (r->scope == THPCOW_SCOPE_CGROUP) {
+		table_cell(t, U_CGROUP, "%.*s", name_len, r->name);
+		table_cell(t, U_CGROUP_ID, "%llu", r->cgroup_id);
 	}
-	print_table(f, usage_columns, USAGE_NCOLS, cells, n);
-	for (i = 0; i < n * USAGE_NCOLS; i++)
-		free(cells[i]);
-	free(cells);
 }
 
 /* {"slots":N,"slots_used":N,"usage":[{...}, ...]} */
-void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
+static void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 		      unsigned int slots, unsigned int slots_used)
 {
 	const struct usage_row *r;
@@ -173,40 +183,45 @@ void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 	json_end(&j);
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void prom_label(FILE *f, const char *s, size_t max)
+/*
+ * The 'usage' output: a table (o's columns), or with -J the documented
+ * {"slots":N,"slots_used":N,"usage":[...]} (with -o too: libsmartcols'
+ * JSON of those columns).
+ */
+void print_usage_rows(FILE *f, const struct usage_row *rows, size_t n,
+		      unsigned int slots, unsigned int slots_used,
+		      const struct table_opts *o)
 {
+	struct table t;
 	size_t i;
 
-	for (i = 0; i < max && s[i]; i++) {
-		if (s[i] == '\\' || s[i] == '"')
-			fputc('\\', f);
-		if (s[i] == '\n')
-			fputs("\\n", f);
-		else
-			fputc(s[i], f);
+	if (o->json && !o->output) {
+		print_usage_json(f, rows, n, slots, slots_used);
+		return;
 	}
+	table_init(&t, usage_cols, o, "usage", f);
+	for (i = 0; i < n; i++)
+		usage_table_row(&t, &rows[i]);
+	table_print(&t);
+	table_free(&t);
 }
 
-/* The labels naming a row, without the braces. */
-static void prom_labels(FILE *f, const struct usage_row *r)
+/* The labels naming a row into l (room for USAGE_LABELS_MAX); how many. */
+#define USAGE_LABELS_MAX	4
+static size_t usage_labels(const struct usage_row *r, char *pid, size_t len,
+			   struct prom_label *l)
 {
-	fprintf(f, "scope=\"%s\"", usage_scope(r));
+	size_t n = 0;
+
+	l[n++] = (struct prom_label){ "scope", usage_scope(r), 0 };
 	if (r->scope == THPCOW_SCOPE_CGROUP) {
-		fputs(",cgroup=\"", f);
-		prom_label(f, r->name, sizeof(r->name));
-		fputc('"', f);
+		l[n++] = (struct prom_label){ "cgroup", r->name, sizeof(r->name) };
 	} else if (r->scope == THPCOW_SCOPE_PID) {
-		fprintf(f, ",pid=\"%d\",comm=\"", r->pid);
-		prom_label(f, r->name, sizeof(r->name));
-		fputc('"', f);
+		snprintf(pid, len, "%d", r->pid);
+		l[n++] = (struct prom_label){ "pid", pid, 0 };
+		l[n++] = (struct prom_label){ "comm", r->name, sizeof(r->name) };
 	}
-}
-
-static void prom_family(FILE *f, const char *name, const char *type,
-			const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	return n;
 }
 
 /*
@@ -221,48 +236,50 @@ void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n)
 		const char *name, *help;
 	} plain[] = {
 		{ THPCOW_USAGE_SUBSTITUTED, "thpcow_usage_substituted_total",
-		  "Write faults on the huge zero page given a whole THP." },
+		  "Write faults on the huge zero page given a whole THP" },
 		{ THPCOW_USAGE_COPIED, "thpcow_usage_copied_total",
-		  "Shared anonymous THPs copied whole on a write fault." },
+		  "Shared anonymous THPs copied whole on a write fault" },
 		{ THPCOW_USAGE_SPLIT, "thpcow_usage_split_total",
-		  "Huge PMDs split where the kernel would not have (mode split)." },
+		  "Huge PMDs split where the kernel would not have (mode split)" },
 	};
 	const char *fb = "thpcow_usage_fallbacks_total";
-	size_t i, p, k;
+	struct prom_label l[USAGE_LABELS_MAX + 1];
+	char pid[16];
+	size_t i, p, k, nl;
 
 	for (p = 0; p < ARRAY_SIZE(plain); p++) {
 		prom_family(f, plain[p].name, "counter", plain[p].help);
 		for (i = 0; i < n; i++) {
-			fprintf(f, "%s{", plain[p].name);
-			prom_labels(f, &rows[i]);
-			fprintf(f, "} %llu\n", rows[i].counters[plain[p].idx]);
+			nl = usage_labels(&rows[i], pid, sizeof(pid), l);
+			prom_sample(f, plain[p].name, l, nl,
+				    rows[i].counters[plain[p].idx]);
 		}
 	}
 	prom_family(f, fb, "counter",
-		    "Faults a policy covered that did not get a whole THP, by reason.");
-	for (i = 0; i < n; i++)
+		    "Faults a policy covered that did not get a whole THP, by reason");
+	for (i = 0; i < n; i++) {
+		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
 		for (k = 0; k < THPCOW_USAGE_NR; k++) {
 			if (strncmp(usage_names[k], "fallback_", 9))
 				continue;
-			fprintf(f, "%s{", fb);
-			prom_labels(f, &rows[i]);
-			fprintf(f, ",reason=\"%s\"} %llu\n", usage_names[k] + 9,
-				rows[i].counters[k]);
+			l[nl] = (struct prom_label){ "reason", usage_names[k] + 9, 0 };
+			prom_sample(f, fb, l, nl + 1, rows[i].counters[k]);
 		}
+	}
 	prom_family(f, "thpcow_usage_thp_bytes_total", "counter",
-		    "Bytes thpcow gave as whole THPs (substituted and copied).");
+		    "Bytes thpcow gave as whole THPs (substituted and copied)");
 	for (i = 0; i < n; i++) {
-		fputs("thpcow_usage_thp_bytes_total{", f);
-		prom_labels(f, &rows[i]);
-		fprintf(f, "} %llu\n", rows[i].given_bytes);
+		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
+		prom_sample(f, "thpcow_usage_thp_bytes_total", l, nl,
+			    rows[i].given_bytes);
 	}
 	prom_family(f, "thpcow_usage_anon_thp_bytes", "gauge",
-		    "Anonymous THP memory now, as the kernel counts it (memory.stat anon_thp, smaps_rollup AnonHugePages).");
+		    "Anonymous THP memory now, as the kernel counts it (memory.stat anon_thp, smaps_rollup AnonHugePages)");
 	for (i = 0; i < n; i++) {
 		if (!rows[i].have_kernel)
 			continue;
-		fputs("thpcow_usage_anon_thp_bytes{", f);
-		prom_labels(f, &rows[i]);
-		fprintf(f, "} %llu\n", rows[i].kernel_thp_bytes);
+		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
+		prom_sample(f, "thpcow_usage_anon_thp_bytes", l, nl,
+			    rows[i].kernel_thp_bytes);
 	}
 }

@@ -13,6 +13,8 @@
 
 #include <uapi/thpcow.h>
 
+#include "table.h"
+
 struct usage_row {
 	unsigned int scope;		/* enum thpcow_scope; global: other */
 	pid_t pid;
@@ -32,9 +34,13 @@ void usage_row_from_entry(const struct thpcow_usage_entry *e,
 int usage_parse_memory_stat(FILE *f, unsigned long long *bytes);
 int usage_parse_smaps_rollup(FILE *f, unsigned long long *bytes);
 
-void print_usage_table(FILE *f, const struct usage_row *rows, size_t n);
-void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
-		      unsigned int slots, unsigned int slots_used);
+/* usage's columns; its table, or -J's JSON (with -o: the columns'). */
+extern const struct table_col usage_cols[];
+extern const size_t usage_ncols;
+extern const char *const usage_defaults;
+void print_usage_rows(FILE *f, const struct usage_row *rows, size_t n,
+		      unsigned int slots, unsigned int slots_used,
+		      const struct table_opts *o);
 void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n);
 
 #endif /* THPCOWCTL_USAGE_H */

@@ -139,22 +139,39 @@ debugfs_agrees() {
 	done
 }
 
-# node-exporter's textfile format: HELP, TYPE, units, labels
+# node-exporter's textfile format, parsed by prometheus_client, against
+# debugfs usage (read before and after: equal, or the rows moved: again);
+# and the kernel's own figure, which debugfs does not have
 usage_prometheus() {
-	run 0 "$ctl" usage --format prometheus
-	check_match "$so" "(^|"$'\n'")# TYPE thpcow_usage_substituted_total counter"$'\n' "TYPE"
+	local before after i
+	for ((i = 0; i < 5; i++)); do
+		before=$(<"$dbg")
+		run 0 "$ctl" usage --format prometheus || return
+		after=$(<"$dbg")
+		[[ $before == "$after" ]] && break
+	done
+	check_eq "$after" "$before" "debugfs unchanged around the read"
+	printf '%s\n' "$so" >"$out/prom"
+	printf '%s\n' "$after" >"$out/dbg"
+	check_eq "$("$here/prometheus-check.py" --usage "$out/prom" "$out/dbg" 2>&1)" ok \
+		"prometheus_client parses it; the rows are debugfs'"
 	check_match "$so" $'\n'"thpcow_usage_substituted_total\\{scope=\"cgroup\",cgroup=\"/$parent/a\"\\} 128"$'\n' \
 		"substituted of a"
-	check_match "$so" $'\n'"thpcow_usage_thp_bytes_total\\{scope=\"cgroup\",cgroup=\"/$parent/b\"\\} $((128 * MiB))"$'\n' \
-		"bytes of b"
-	check_match "$so" $'\n'"thpcow_usage_fallbacks_total\\{scope=\"cgroup\",cgroup=\"/$parent/b\",reason=\"alloc\"\\} 0"$'\n' \
-		"fallbacks of b by reason"
 	check_match "$so" $'\n'"thpcow_usage_anon_thp_bytes\\{scope=\"cgroup\",cgroup=\"/$parent/a\"\\} [0-9]+" \
 		"the kernel's anon_thp of a"
-	# every sample line: NAME{LABELS} VALUE, and each family has HELP and TYPE
-	check_eq "$(grep -v '^#' <<<"$so" | grep -cvE '^thpcow_usage_[a-z_]+\{[^}]*\} [0-9]+$')" 0 \
-		"sample lines"
-	check_eq "$(grep -c '^# HELP ' <<<"$so")" "$(grep -c '^# TYPE ' <<<"$so")" "HELP per TYPE"
+	fails 2 "thpcowctl: usage: --format prometheus takes none of -o, -n, -r
+Try 'thpcowctl usage --help' for more information." "$ctl" usage --format prometheus -n
+}
+
+# the table options of list and stats, and the short options -c and -p
+usage_table_options() {
+	local id
+	id=$(stat -c %i "$cg/$parent/a")
+	run 0 "$ctl" usage -c "$parent/a" -n -r -o CGROUP,CGROUP_ID,SUBSTITUTED,THP_BYTES
+	check_eq "$so" "/$parent/a $id 128 $((256 * MiB))" "usage -c -n -r -o"
+	run 0 "$ctl" -J -o SCOPE,CGROUP,THP_MIB,PID usage -c "$parent/b"
+	check_eq "$(jqso .)" "{\"usage\":[{\"scope\":\"cgroup\",\"cgroup\":\"/$parent/b\",\"thp_mib\":128,\"pid\":null}]}" \
+		"-J -o before the verb"
 }
 
 # get --pid names the cgroup whose rule applies: the parent, not the leaf
@@ -216,6 +233,8 @@ pid_rule_row() {
 	run 0 "$ctl" usage --pid "$p" --json
 	check_eq "$(jqso '[.usage[] | [.scope, .pid, .comm, .substituted, .thp_mib]]')" \
 		"[[\"pid\",$p,\"wrf\",32,64]]" "usage --pid"
+	run 0 "$ctl" usage -p "$p" -J
+	check_eq "$(jqso '[.usage[] | [.pid, .substituted]]')" "[[$p,32]]" "usage -p -J"
 	check_eq "$(jqso '.usage[0].anon_thp_bytes >= .usage[0].thp_bytes')" true \
 		"AnonHugePages of the process"
 	run 0 "$ctl" usage
@@ -322,7 +341,8 @@ cases=(
 	usage_json_rows       # JSON: 128/256 and 64/128 on the right rows, anon_thp
 	usage_table_rows      # the table's rows, --cgroup, a cgroup without a row
 	debugfs_agrees        # debugfs usage = the ioctl, counter by counter
-	usage_prometheus      # --format prometheus: families, labels, values
+	usage_prometheus      # --format prometheus: parsed, equal to debugfs
+	usage_table_options   # -o -n -r -J -o, and -c
 	get_names_cgroup      # get --pid: effective cgroup is the parent's
 	ioctl_checks          # USAGE: bad sizes, reserved, pointers, newer tails
 	rows_go_with_cgroups  # removed cgroups: no rows in usage or debugfs

@@ -133,7 +133,7 @@ deb:
 	mkdir -p $(DEB_DIR)/src/tools/thpcowctl
 	cp -r debian dist Makefile LICENSE README.md $(DEB_DIR)/src/
 	$(MAKE) install-dkms-src DESTDIR=$(abspath $(DEB_DIR))/src DKMS_SRC=
-	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch58] tools/thpcowctl/*.bash-completion \
+	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch458] tools/thpcowctl/*.bash-completion \
 		$(DEB_DIR)/src/tools/thpcowctl/
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
 	rm -rf $(DEB_DIR)/src

@@ -22,6 +22,7 @@
  *  compat/ftrace.h    the ftrace callback's registers and flags
  *  compat/ibt.[ch]    indirect branch tracking, and the check that every
  *                     call into the kernel is direct
+ *  compat/cgroup.h    a cgroup by its id
  */
 #ifndef THPCOW_COMPAT_H
 #define THPCOW_COMPAT_H
@@ -31,5 +32,6 @@
 #include "compat/thp.h"
 #include "compat/ftrace.h"
 #include "compat/ibt.h"
+#include "compat/cgroup.h"
 
 #endif /* THPCOW_COMPAT_H */

@@ -54,6 +54,7 @@ static const struct thpcow_ioc_desc {
 	THPCOW_IOC(THPCOW_IOC_CLEAR, struct thpcow_policy, true),
 	THPCOW_IOC(THPCOW_IOC_LIST, struct thpcow_list, false),
 	THPCOW_IOC(THPCOW_IOC_STATS, struct thpcow_stats, false),
+	THPCOW_IOC(THPCOW_IOC_USAGE, struct thpcow_usage, false),
 #undef THPCOW_IOC
 };
 
@@ -157,7 +158,7 @@ static int thpcow_policy_check(const struct thpcow_policy *req, bool with_mode)
 	if (req->scope != THPCOW_SCOPE_CGROUP && req->cgroup_fd)
 		return -EINVAL;
 	if (req->cgroup_id || req->substitutions || req->effective_mode ||
-	    req->effective_scope)
+	    req->effective_scope || req->effective_cgroup_id)
 		return -EINVAL;
 	if (!with_mode && req->mode)
 		return -EINVAL;
@@ -207,7 +208,9 @@ static int thpcow_ioc_get(struct thpcow_policy *req)
 			req->cgroup_id = cgroup_id(target);
 			ret = thpcow_policy_get_cgroup(target, &info);
 		} else {
-			req->effective_mode = thpcow_policy_effective(target, &eff);
+			req->effective_mode =
+				thpcow_policy_effective(target, &eff,
+							&req->effective_cgroup_id);
 			req->effective_scope = eff;
 			ret = thpcow_policy_get_task(target, &info);
 		}
@@ -221,73 +224,152 @@ static int thpcow_ioc_get(struct thpcow_policy *req)
 	return 0;
 }
 
-/* THPCOW_IOC_LIST's buffer, filled in by thpcow_list_entry(). */
-struct thpcow_list_buf {
-	struct thpcow_entry *entries;
+/*
+ * The rows of LIST or USAGE: described into a kernel buffer during the
+ * walk and copied out after it, as a user buffer may fault for as long as
+ * its owner likes (userfaultfd), and that must not hold up freeing rules,
+ * reclaiming usage slots or the hook.
+ */
+struct thpcow_rows {
+	void *buf;
+	size_t esize;
 	u32 room, n;
 };
+
+/* The next row to fill in, zeroed; NULL past the room, but counted. */
+static void *thpcow_rows_next(struct thpcow_rows *r)
+{
+	void *e;
+
+	if (r->n++ >= r->room)
+		return NULL;
+	e = r->buf + (size_t)(r->n - 1) * r->esize;
+	memset(e, 0, r->esize);
+	return e;
+}
+
+/* A process for userspace: its number here, and its comm. */
+static void thpcow_describe_pid(struct pid *pid, __s32 *nr, char *comm)
+{
+	struct task_struct *task;
+
+	*nr = pid_vnr(pid);
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_TGID);
+	if (task)
+		strscpy_pad(comm, task->comm, THPCOW_COMM_LEN);
+	rcu_read_unlock();
+}
+
+/* A cgroup for userspace: its id and path; THPCOW_ENTRY_PATH_TRUNCATED. */
+static u32 thpcow_describe_cgroup(struct cgroup *cgrp, __u64 *id, char *path)
+{
+	int len;
+
+	*id = cgroup_id(cgrp);
+	len = cgroup_path_ns(cgrp, path, THPCOW_PATH_LEN,
+			     current->nsproxy->cgroup_ns);
+	return len >= THPCOW_PATH_LEN ? THPCOW_ENTRY_PATH_TRUNCATED : 0;
+}
+
+/*
+ * Run @walk to fill in up to *@count rows of @esize (at most @max exist)
+ * and copy them to @uptr; *@count becomes how many there are.
+ */
+static int thpcow_rows_out(u32 *count, u32 max, size_t esize, u64 uptr,
+			   void (*walk)(struct thpcow_rows *r))
+{
+	struct thpcow_rows rows = { .esize = esize };
+	int ret = 0;
+
+	rows.room = min(*count, max);
+	if (rows.room) {
+		rows.buf = kvmalloc_array(rows.room, esize, GFP_KERNEL_ACCOUNT);
+		if (!rows.buf)
+			return -ENOMEM;
+	}
+	walk(&rows);
+	if (copy_to_user(u64_to_user_ptr(uptr), rows.buf,
+			 array_size(min(rows.n, rows.room), esize)))
+		ret = -EFAULT;
+	kvfree(rows.buf);
+	*count = rows.n;
+	return ret;
+}
 
 /* Describe a rule for userspace; may sleep. */
 static int thpcow_list_entry(const struct thpcow_rule_info *info, void *arg)
 {
-	struct thpcow_list_buf *l = arg;
-	struct task_struct *task;
-	struct thpcow_entry *e;
-	int len;
+	struct thpcow_entry *e = thpcow_rows_next(arg);
 
-	if (l->n++ >= l->room)
+	if (!e)
 		return 0;
-	e = &l->entries[l->n - 1];
-	memset(e, 0, sizeof(*e));
 	e->scope = info->scope;
 	e->mode = info->mode;
 	e->flags = info->flags;
 	e->substitutions = info->substitutions;
-	if (info->scope == THPCOW_SCOPE_PID) {
-		e->pid = pid_vnr(info->pid);
-		rcu_read_lock();
-		task = pid_task(info->pid, PIDTYPE_TGID);
-		if (task)
-			strscpy_pad(e->comm, task->comm, sizeof(e->comm));
-		rcu_read_unlock();
-		return 0;
-	}
-	e->cgroup_id = cgroup_id(info->cgrp);
-	len = cgroup_path_ns(info->cgrp, e->path, sizeof(e->path),
-			     current->nsproxy->cgroup_ns);
-	if (len >= (int)sizeof(e->path))
-		e->flags |= THPCOW_ENTRY_PATH_TRUNCATED;
+	if (info->scope == THPCOW_SCOPE_PID)
+		thpcow_describe_pid(info->pid, &e->pid, e->comm);
+	else
+		e->flags |= thpcow_describe_cgroup(info->cgrp, &e->cgroup_id,
+						   e->path);
 	return 0;
 }
 
-/*
- * Copy up to l->count rules to l->entries and say in l->count how many
- * there are. The rules are described into a kernel buffer during the walk
- * and copied out after it: a user buffer may fault for as long as its
- * owner likes (userfaultfd), and that must not hold up freeing rules or
- * the hook.
- */
+static void thpcow_list_walk(struct thpcow_rows *r)
+{
+	thpcow_policy_walk(thpcow_list_entry, r);
+}
+
+/* Copy up to l->count rules to l->entries; l->count: how many there are. */
 static int thpcow_ioc_list(struct thpcow_list *l)
 {
-	struct thpcow_list_buf buf = { };
-	int ret = 0;
-
 	if (l->__reserved0 || !thpcow_reserved_zero(l) ||
 	    l->entry_size != sizeof(struct thpcow_entry))
 		return -EINVAL;
-	buf.room = min(l->count, thpcow_policy_count());
-	if (buf.room) {
-		buf.entries = kvmalloc_array(buf.room, sizeof(*buf.entries),
-					     GFP_KERNEL_ACCOUNT);
-		if (!buf.entries)
-			return -ENOMEM;
-	}
-	thpcow_policy_walk(thpcow_list_entry, &buf);
-	if (copy_to_user(u64_to_user_ptr(l->entries), buf.entries,
-			 array_size(min(buf.n, buf.room), sizeof(*buf.entries))))
-		ret = -EFAULT;
-	kvfree(buf.entries);
-	l->count = buf.n;
+	return thpcow_rows_out(&l->count, thpcow_policy_count(),
+			       sizeof(struct thpcow_entry), l->entries,
+			       thpcow_list_walk);
+}
+
+/* Describe a usage row for userspace; may sleep. */
+static int thpcow_usage_entry(const struct thpcow_usage_info *info, void *arg)
+{
+	struct thpcow_usage_entry *e = thpcow_rows_next(arg);
+
+	if (!e)
+		return 0;
+	e->scope = info->scope;
+	BUILD_BUG_ON(THPCOW_USAGE_NR > THPCOW_USAGE_MAX);
+	e->count = THPCOW_USAGE_NR;
+	memcpy(e->counters, info->counters, sizeof(info->counters));
+	e->thp_bytes = thpcow_usage_bytes(info->counters);
+	if (info->scope == THPCOW_SCOPE_PID)
+		thpcow_describe_pid(info->pid, &e->pid, e->comm);
+	else if (info->scope == THPCOW_SCOPE_CGROUP)
+		e->flags = thpcow_describe_cgroup(info->cgrp, &e->cgroup_id,
+						  e->path);
+	return 0;
+}
+
+static void thpcow_usage_rows_walk(struct thpcow_rows *r)
+{
+	thpcow_usage_walk(thpcow_usage_entry, r);
+}
+
+/* As thpcow_ioc_list(), for the usage rows; and the table's size. */
+static int thpcow_ioc_usage(struct thpcow_usage *u)
+{
+	int ret;
+
+	if (u->slots || u->slots_used || !thpcow_reserved_zero(u) ||
+	    u->entry_size != sizeof(struct thpcow_usage_entry))
+		return -EINVAL;
+	ret = thpcow_rows_out(&u->count, thpcow_usage_rows_max(),
+			      sizeof(struct thpcow_usage_entry), u->entries,
+			      thpcow_usage_rows_walk);
+	u->slots = thpcow_usage_slots();
+	u->slots_used = thpcow_usage_slots_used();
 	return ret;
 }
 
@@ -312,6 +394,7 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		struct thpcow_policy policy;
 		struct thpcow_list list;
 		struct thpcow_stats stats;
+		struct thpcow_usage usage;
 	} k;
 	const struct thpcow_ioc_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
@@ -345,6 +428,9 @@ static long thpcow_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case _IOC_NR(THPCOW_IOC_STATS):
 		ret = thpcow_ioc_stats(&k.stats);
+		break;
+	case _IOC_NR(THPCOW_IOC_USAGE):
+		ret = thpcow_ioc_usage(&k.usage);
 		break;
 	}
 	if (ret)

@@ -12,6 +12,12 @@
  *   policies  a '#' header, then one tab-separated line per rule:
  *             scope, target (pid or cgroup id), mode, flags,
  *             substitutions, name (the process's comm or the cgroup path).
+ *   usage     a '#' header, then one tab-separated line per row of
+ *             THPCOW_IOC_USAGE: scope (cgroup, pid, or other for what no
+ *             cgroup row took), target (cgroup id or pid), the counters
+ *             of THPCOW_USAGE_NAMES, thp_bytes, name (path or comm);
+ *             last "# slots USED of SLOTS": the cgroup table, after the
+ *             reclaim of removed cgroups' slots that reading it does.
  *
  * Both are read-only; a write is refused with EINVAL by the VFS.
  */
@@ -46,13 +52,29 @@ static int thpcow_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_stats);
 
+/* A process's comm, or a cgroup's path, into @name (THPCOW_PATH_LEN). */
+static void thpcow_name_of(enum thpcow_scope scope, const void *key, char *name)
+{
+	struct task_struct *task;
+
+	if (scope == THPCOW_SCOPE_PID) {
+		rcu_read_lock();
+		task = pid_task((struct pid *)key, PIDTYPE_TGID);
+		if (task)
+			strscpy(name, task->comm, TASK_COMM_LEN);
+		rcu_read_unlock();
+	} else if (scope == THPCOW_SCOPE_CGROUP) {
+		cgroup_path_ns((struct cgroup *)key, name, THPCOW_PATH_LEN,
+			       current->nsproxy->cgroup_ns);
+	}
+}
+
 /* One line of "policies"; may sleep. */
 static int thpcow_policies_line(const struct thpcow_rule_info *info, void *arg)
 {
 	static const char * const scope_names[] = THPCOW_SCOPE_NAMES;
 	struct seq_file *m = arg;
 	char name[THPCOW_PATH_LEN] = "";
-	struct task_struct *task;
 
 	seq_printf(m, "%s\t", scope_names[info->scope]);
 	if (info->scope == THPCOW_SCOPE_PID)
@@ -62,16 +84,7 @@ static int thpcow_policies_line(const struct thpcow_rule_info *info, void *arg)
 	seq_printf(m, "\t%s\t%s\t%llu\t", thpcow_mode_names[info->mode],
 		   info->flags & THPCOW_POLICY_CHILDREN ? "children" : "-",
 		   info->substitutions);
-	if (info->scope == THPCOW_SCOPE_PID) {
-		rcu_read_lock();
-		task = pid_task(info->pid, PIDTYPE_TGID);
-		if (task)
-			strscpy(name, task->comm, TASK_COMM_LEN);
-		rcu_read_unlock();
-	} else {
-		cgroup_path_ns(info->cgrp, name, sizeof(name),
-			       current->nsproxy->cgroup_ns);
-	}
+	thpcow_name_of(info->scope, info->key, name);
 	seq_printf(m, "%s\n", name);
 	return 0;
 }
@@ -88,6 +101,45 @@ static int thpcow_policies_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_policies);
 
+static const char * const thpcow_usage_names[] = THPCOW_USAGE_NAMES;
+
+/* One line of "usage"; may sleep. */
+static int thpcow_usage_line(const struct thpcow_usage_info *info, void *arg)
+{
+	struct seq_file *m = arg;
+	char name[THPCOW_PATH_LEN] = "-";
+	int i;
+
+	if (info->scope == THPCOW_SCOPE_PID) {
+		seq_printf(m, "pid\t%d", pid_vnr(info->pid));
+		thpcow_name_of(info->scope, info->pid, name);
+	} else if (info->scope == THPCOW_SCOPE_CGROUP) {
+		seq_printf(m, "cgroup\t%llu", cgroup_id(info->cgrp));
+		thpcow_name_of(info->scope, info->cgrp, name);
+	} else {
+		seq_puts(m, "other\t-");
+	}
+	for (i = 0; i < THPCOW_USAGE_NR; i++)
+		seq_printf(m, "\t%llu", info->counters[i]);
+	seq_printf(m, "\t%llu\t%s\n", thpcow_usage_bytes(info->counters), name);
+	return 0;
+}
+
+static int thpcow_usage_show(struct seq_file *m, void *unused)
+{
+	int i, ret;
+
+	seq_puts(m, "# scope\ttarget");
+	for (i = 0; i < THPCOW_USAGE_NR; i++)
+		seq_printf(m, "\t%s", thpcow_usage_names[i]);
+	seq_puts(m, "\tthp_bytes\tname\n");
+	ret = thpcow_usage_walk(thpcow_usage_line, m);
+	seq_printf(m, "# slots %u of %u\n", thpcow_usage_slots_used(),
+		   thpcow_usage_slots());
+	return ret;
+}
+DEFINE_SHOW_ATTRIBUTE(thpcow_usage);
+
 void thpcow_debugfs_init(void)
 {
 	/* Debugging aids only: failures are not worth failing the load. */
@@ -96,6 +148,8 @@ void thpcow_debugfs_init(void)
 			    &thpcow_stats_fops);
 	debugfs_create_file("policies", 0444, thpcow_debugfs_dir, NULL,
 			    &thpcow_policies_fops);
+	debugfs_create_file("usage", 0444, thpcow_debugfs_dir, NULL,
+			    &thpcow_usage_fops);
 }
 
 void thpcow_debugfs_exit(void)

@@ -88,12 +88,12 @@ static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 	}
 out:
 	thpcow_count(why);
+	thpcow_policy_account(vmf->vma->vm_mm, rule, why);
 	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
 	case THPCOW_STAT_COPIED:
 	case THPCOW_STAT_SPLIT:
-		thpcow_policy_account(rule);
 		return true;
 	case THPCOW_STAT_RETRY_RACE:
 		/* The PMD changed under us: let the access fault again. */

@@ -111,9 +111,12 @@ static int __init thpcow_init(void)
 	ret = init_srcu_struct(&thpcow_srcu);
 	if (ret)
 		return ret;
-	ret = thpcow_policy_init();
+	ret = thpcow_usage_init();
 	if (ret)
 		goto out_srcu;
+	ret = thpcow_policy_init();
+	if (ret)
+		goto out_usage;
 	/* Armed for a moment, to fail here if it cannot be; then idle. */
 	ret = thpcow_hook_install();
 	if (ret)
@@ -140,6 +143,8 @@ out_hook:
 out_policy:
 	thpcow_policy_exit();
 	thpcow_hook_flush();
+out_usage:
+	thpcow_usage_exit();
 out_srcu:
 	cleanup_srcu_struct(&thpcow_srcu);
 	return ret;
@@ -152,6 +157,7 @@ static void __exit thpcow_exit(void)
 	thpcow_hook_remove();
 	thpcow_policy_exit();
 	thpcow_hook_flush();
+	thpcow_usage_exit();
 	cleanup_srcu_struct(&thpcow_srcu);
 	thpcow_report_counters();
 }

@@ -42,7 +42,7 @@ struct thpcow_rule {
 	};
 	u32 mode;			/* READ_ONCE: set may change it live */
 	u32 flags;			/* THPCOW_POLICY_CHILDREN */
-	atomic64_t substitutions;
+	atomic64_t usage[THPCOW_USAGE_NR];	/* by enum thpcow_usage_stat */
 	struct rcu_head rcu;
 };
 
@@ -127,10 +127,23 @@ enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 	return rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 }
 
-void thpcow_policy_account(struct thpcow_rule *rule)
+/*
+ * A fault the handler decided, with the outcome @why: counted for the rule
+ * that matched (the global mode's when NULL) and for the cgroup the memory
+ * belongs to. Caller holds thpcow_srcu. Atomics only: no lock, no memory.
+ */
+void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
+			   enum thpcow_stat why)
 {
-	atomic64_inc(rule ? &rule->substitutions :
-			    &thpcow_global_substitutions);
+	int idx = thpcow_usage_index(why);
+
+	if (idx < 0)
+		return;
+	if (rule)
+		atomic64_inc(&rule->usage[idx]);
+	else if (idx <= THPCOW_USAGE_SPLIT)
+		atomic64_inc(&thpcow_global_substitutions);
+	thpcow_usage_account(mm, idx);
 }
 
 enum thpcow_mode thpcow_policy_global(void)
@@ -281,7 +294,6 @@ static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
 	rule->key = key;
 	rule->mode = mode;
 	rule->flags = flags;
-	atomic64_set(&rule->substitutions, 0);
 	return rule;
 }
 
@@ -419,11 +431,18 @@ int thpcow_policy_clear_cgroup(struct cgroup *cgrp)
 static void thpcow_rule_info(struct thpcow_rule *rule,
 			     struct thpcow_rule_info *info)
 {
+	int i;
+
 	info->scope = rule->scope;
 	info->key = rule->key;
 	info->mode = READ_ONCE(rule->mode);
 	info->flags = READ_ONCE(rule->flags);
-	info->substitutions = atomic64_read(&rule->substitutions);
+	for (i = 0; i < THPCOW_USAGE_NR; i++)
+		info->usage[i] = atomic64_read(&rule->usage[i]);
+	/* what it handed out, as before per-reason counters: THPs and splits */
+	info->substitutions = info->usage[THPCOW_USAGE_SUBSTITUTED] +
+			      info->usage[THPCOW_USAGE_COPIED] +
+			      info->usage[THPCOW_USAGE_SPLIT];
 }
 
 static int thpcow_rule_get(enum thpcow_scope scope, const void *key,
@@ -464,9 +483,13 @@ void thpcow_policy_get_global(struct thpcow_rule_info *info)
 	info->substitutions = atomic64_read(&thpcow_global_substitutions);
 }
 
-/* The mode in effect for @task's memory, and the scope it comes from. */
+/*
+ * The mode in effect for @task's memory, the scope it comes from, and for
+ * a cgroup rule the id of its cgroup (0 otherwise).
+ */
 enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
-					 enum thpcow_scope *scope)
+					 enum thpcow_scope *scope,
+					 u64 *cgrp_id)
 {
 	struct thpcow_rule *rule;
 	enum thpcow_mode mode;
@@ -477,6 +500,7 @@ enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
 	rule = thpcow_rule_of_task(task);
 	rcu_read_unlock();
 	*scope = rule ? rule->scope : THPCOW_SCOPE_GLOBAL;
+	*cgrp_id = *scope == THPCOW_SCOPE_CGROUP ? cgroup_id(rule->cgrp) : 0;
 	mode = rule ? READ_ONCE(rule->mode) : thpcow_policy_global();
 	srcu_read_unlock(&thpcow_srcu, idx);
 	return mode;

@@ -88,13 +88,15 @@ struct thpcow_rule_info {
 	enum thpcow_mode mode;
 	u32 flags;			/* THPCOW_POLICY_CHILDREN */
 	u64 substitutions;		/* THPs the rule has handed out */
+	u64 usage[THPCOW_USAGE_NR];	/* what it did, as THPCOW_IOC_USAGE */
 };
 
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
-void thpcow_policy_account(struct thpcow_rule *rule);
+void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
+			   enum thpcow_stat why);
 bool thpcow_policy_wants(struct mm_struct *mm);
 bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
@@ -111,10 +113,37 @@ int thpcow_policy_get_cgroup(struct cgroup *cgrp,
 			     struct thpcow_rule_info *info);
 void thpcow_policy_get_global(struct thpcow_rule_info *info);
 enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
-					 enum thpcow_scope *scope);
+					 enum thpcow_scope *scope,
+					 u64 *cgrp_id);
 int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 				 void *arg), void *arg);
 unsigned int thpcow_policy_count(void);
+
+/*
+ * usage.c: the per-cgroup accounting table, and the rows of
+ * THPCOW_IOC_USAGE and debugfs 'usage' (cgroups, pid rules, the rest).
+ */
+#define THPCOW_USAGE_SLOTS	1024	/* usage_slots' default */
+
+struct thpcow_usage_info {
+	enum thpcow_scope scope;	/* GLOBAL: what no cgroup row took */
+	union {
+		struct pid *pid;	/* THPCOW_SCOPE_PID */
+		struct cgroup *cgrp;	/* THPCOW_SCOPE_CGROUP */
+	};
+	u64 counters[THPCOW_USAGE_NR];
+};
+
+int thpcow_usage_init(void);
+void thpcow_usage_exit(void);
+unsigned int thpcow_usage_slots(void);
+int thpcow_usage_index(enum thpcow_stat why);
+void thpcow_usage_account(struct mm_struct *mm, int idx);
+int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
+				void *arg), void *arg);
+unsigned int thpcow_usage_rows_max(void);
+unsigned int thpcow_usage_slots_used(void);
+u64 thpcow_usage_bytes(const u64 *counters);
 
 /* ctl.c */
 int thpcow_ctl_init(void);

@@ -74,7 +74,13 @@ struct thpcow_policy {
 	__u64 substitutions;	/* out (GET): THPs this entry has handed out */
 	__u32 effective_mode;	/* out (GET, pid scope): what applies now */
 	__u32 effective_scope;	/* out (GET, pid scope): where it comes from */
-	__u32 __reserved[6];	/* must be zero */
+	/*
+	 * out (GET, pid scope, effective_scope cgroup): the id of the cgroup
+	 * whose rule applies. Was __reserved[0..1], which callers built
+	 * before it set to zero, as it must be on input.
+	 */
+	__u64 effective_cgroup_id;
+	__u32 __reserved[4];	/* must be zero */
 };
 
 /* thpcow_entry.flags, besides THPCOW_POLICY_CHILDREN */
@@ -164,6 +170,58 @@ struct thpcow_version {
 	__u32 __reserved[4];	/* must be zero */
 };
 
+/*
+ * THPCOW_IOC_USAGE: what the module did where the memory is. One entry per
+ * cgroup (the leaf cgroup of the faulting mm's owner, whatever rule
+ * matched), per process with a pid rule, and one of scope GLOBAL for what
+ * no cgroup row could take (the module's table full, or an mm without an
+ * owner). Counters are indexed by enum thpcow_usage_stat; new ones are
+ * only appended; THPCOW_USAGE_NAMES match the THPCOW_STAT_NAMES of the
+ * same events.
+ */
+enum thpcow_usage_stat {
+	THPCOW_USAGE_SUBSTITUTED,
+	THPCOW_USAGE_COPIED,
+	THPCOW_USAGE_SPLIT,
+	THPCOW_USAGE_FALLBACK_INELIGIBLE,
+	THPCOW_USAGE_FALLBACK_UFFD,
+	THPCOW_USAGE_FALLBACK_ALLOC,
+	THPCOW_USAGE_FALLBACK_CHARGE,
+	THPCOW_USAGE_FALLBACK_UNSTABLE,
+	THPCOW_USAGE_FALLBACK_PINNED,
+	THPCOW_USAGE_NR
+};
+
+#define THPCOW_USAGE_NAMES {						\
+	"substituted", "copied", "split", "fallback_ineligible",	\
+	"fallback_uffd", "fallback_alloc", "fallback_charge",		\
+	"fallback_unstable", "fallback_pinned",				\
+}
+
+#define THPCOW_USAGE_MAX	16
+
+struct thpcow_usage_entry {
+	__u32 scope;			/* enum thpcow_scope, see above */
+	__u32 flags;			/* THPCOW_ENTRY_PATH_TRUNCATED */
+	__s32 pid;			/* pid scope */
+	__u32 count;			/* counters the module filled in */
+	__u64 cgroup_id;		/* cgroup scope */
+	__u64 thp_bytes;		/* given as whole THPs: substituted + copied */
+	__u64 counters[THPCOW_USAGE_MAX];	/* indexed by thpcow_usage_stat */
+	char comm[THPCOW_COMM_LEN];	/* pid scope: the process's name */
+	char path[THPCOW_PATH_LEN];	/* cgroup scope: path below cgroup2's root */
+};
+
+struct thpcow_usage {
+	__u32 size;		/* in: sizeof(struct thpcow_usage) */
+	__u32 entry_size;	/* in: sizeof(struct thpcow_usage_entry) */
+	__u32 count;		/* in: room in entries; out: entries that exist */
+	__u32 slots;		/* out: rows the cgroup table holds at most */
+	__u64 entries;		/* in: user pointer to struct thpcow_usage_entry[count] */
+	__u32 slots_used;	/* out: of those, taken now */
+	__u32 __reserved[3];	/* must be zero */
+};
+
 #define THPCOW_IOC_MAGIC	0xB8
 
 #define THPCOW_IOC_VERSION	_IOWR(THPCOW_IOC_MAGIC, 0x00, struct thpcow_version)
@@ -172,5 +230,6 @@ struct thpcow_version {
 #define THPCOW_IOC_CLEAR	_IOW(THPCOW_IOC_MAGIC, 0x03, struct thpcow_policy)
 #define THPCOW_IOC_LIST		_IOWR(THPCOW_IOC_MAGIC, 0x04, struct thpcow_list)
 #define THPCOW_IOC_STATS	_IOWR(THPCOW_IOC_MAGIC, 0x05, struct thpcow_stats)
+#define THPCOW_IOC_USAGE	_IOWR(THPCOW_IOC_MAGIC, 0x06, struct thpcow_usage)
 
 #endif /* _UAPI_THPCOW_H */

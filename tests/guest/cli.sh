@@ -21,34 +21,14 @@ kernel=$(uname -r)
 version=$(sed -n 's/^#define THPCOW_VERSION\t*"\(.*\)"$/\1/p' "$uapi")
 abi=$(sed -n 's/^#define THPCOW_ABI_VERSION\t*\([0-9]*\)$/\1/p' "$uapi")
 cg=/sys/fs/cgroup
+thp=/sys/kernel/mm/transparent_hugepage
 tracefs=/sys/kernel/tracing
 event=events/thpcow/thpcow_fault
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 out=$(mktemp -d)
 
-# run STATUS CMD...: run CMD, its stdout in $so and stderr in $se; fail the
-# case unless it exits with STATUS.
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
-	so=$(<"$out/stdout") se=$(<"$out/stderr")
-	((rc == want)) && return
-	echo "$*: exit status $rc, want $want"
-	echo "stdout: $so"
-	echo "stderr: $se"
-	return 1
-}
-
-# fails STATUS MESSAGE CMD...: CMD exits with STATUS, prints nothing to
-# stdout and exactly MESSAGE to stderr.
-fails() {
-	local want=$1 msg=$2
-	shift 2
-	run "$want" "$@"
-	check_eq "$so" "" "stdout of $*"
-	check_eq "$se" "$msg" "stderr of $*"
-}
+# shellcheck source=../lib/run.sh
+source "$repo/tests/lib/run.sh" # run, fails, jqso
 
 # A process costs a quarter of a second in the guest (TCG): the helpers
 # below use bash alone where they can.
@@ -61,8 +41,13 @@ field() {
 	done <<<"$so"
 }
 
-# jqso FILTER: FILTER applied to $so, which jq must parse as JSON.
-jqso() { jq -c "$1" <<<"$so"; }
+# thp_word FILE: the [chosen] word of a THP sysfs file
+thp_word() {
+	local v
+	v=$(<"$thp/$1")
+	v=${v#*[}
+	echo "${v%%]*}"
+}
 
 # cleanup: for a case that changes anything, as its first command. When
 # the case ends, passed or not, its background processes are killed, the
@@ -189,6 +174,14 @@ status_text() {
 	check_eq "$(field "global mode")" kernel "global mode"
 	check_match "$(field substituted)" '^[0-9]+$' "substituted"
 	check_eq "$se" "" "stderr"
+	# the THP settings behind fallback_ineligible and fallback_alloc
+	check_eq "$(field "thp enabled")/$(field "thp defrag")" \
+		"$(thp_word enabled)/$(thp_word defrag)" "thp enabled/defrag"
+	check_eq "$(field "thp use_zero_page")/$(field "khugepaged defrag")" \
+		"$(<$thp/use_zero_page)/$(<$thp/khugepaged/defrag)" "use_zero_page/khugepaged defrag"
+	check_eq "$(field "thp 2048kB enabled")" \
+		"$(if [[ -e $thp/hugepages-2048kB/enabled ]]; then thp_word hugepages-2048kB/enabled; else echo -; fi)" \
+		"thp 2048kB enabled (- before 6.8)"
 }
 
 status_json() {
@@ -197,6 +190,14 @@ status_json() {
 		"[true,false,\"$version\",\"$version\",true,\"kernel\",\"$kernel\"]" "status --json"
 	check_eq "$(jqso '[.policies, .substituted, .fallbacks, .hook_calls] | map(type) | unique')" \
 		'["number"]' "the counters are numbers"
+	check_eq "$(jqso '[.thp_enabled, .thp_defrag, .thp_use_zero_page]')" \
+		"[\"$(thp_word enabled)\",\"$(thp_word defrag)\",\"$(<$thp/use_zero_page)\"]" \
+		"the THP settings"
+	# global options before the verb
+	run 0 "$ctl" -J status
+	check_eq "$(jqso .loaded)" true "-J status"
+	run 0 "$ctl" --json status
+	check_eq "$(jqso .loaded)" true "--json status"
 }
 
 version() {
@@ -212,15 +213,17 @@ pid_set_get_clear() {
 	local p
 	cleanup
 	spawn p sleep 600
-	fails 0 "" "$ctl" set --pid "$p" zero
-	run 0 "$ctl" get --pid "$p"
+	fails 0 "" "$ctl" set -p "$p" zero
+	run 0 "$ctl" get -p "$p"
 	check_eq "$(field scope)/$(field pid)/$(field comm)" "pid/$p/sleep" "target"
 	check_eq "$(field mode)/$(field flags)/$(field present)" "zero/-/yes" "own policy"
 	check_eq "$(field "effective mode")/$(field "effective scope")" zero/pid "in effect"
 	run 0 "$ctl" get --pid "$p" --json
 	check_eq "$(jqso '[.scope, .pid, .comm, .mode, .flags, .substitutions, .present]')" \
 		"[\"pid\",$p,\"sleep\",\"zero\",[],0,true]" "get --json"
-	fails 0 "" "$ctl" clear --pid "$p"
+	run 0 "$ctl" -J get -p "$p"
+	check_eq "$(jqso .mode)" '"zero"' "-J get -p"
+	fails 0 "" "$ctl" clear -p "$p"
 	run 0 "$ctl" get --pid "$p" --json
 	check_eq "$(jqso '[.mode, .present, .effective_mode, .effective_scope]')" \
 		'[null,false,"kernel","global"]' "after clear"
@@ -316,6 +319,23 @@ list_policies() {
 		'["odd name","zero",["children"]]' "the pid entry"
 	check_eq "$(jqso '[.policies[] | select(.scope == "cgroup") | .cgroup, .mode]')" \
 		'["/thpcow-cli/listed","zero"]' "the cgroup entry"
+	# the options of a table, and the same before the verb
+	run 0 "$ctl" -n -o SCOPE,PID,COMM,CGROUP,CGROUP_ID,MODE,FLAGS,SUBSTITUTIONS,TARGET list
+	check_match "$so" '(^|'$'\n'')pid +'"$p"' odd name +zero +children +0 +'"$p"' \(odd name\)'$'(\n|$)' "-n -o: the pid row"
+	check_match "$so" '(^|'$'\n'')cgroup +/thpcow-cli/listed +'"$(stat -c %i "$cg/thpcow-cli/listed")"' +zero +- +0 +/thpcow-cli/listed'$'(\n|$)' \
+		"-n -o: the cgroup row, its id"
+	run 0 "$ctl" -n -o +CGROUP_ID list
+	check_match "$so" '(^|'$'\n'')pid +'"$p"' \(odd name\) +zero +children +0 *'$'(\n|$)' "-n -o +COLUMNS before the verb"
+	run 0 "$ctl" list -r
+	check_match "$so" $'^SCOPE TARGET MODE FLAGS SUBSTITUTIONS\n' "-r: the header"
+	check_eq "$(grep -cxF "pid $p\\x20(odd\\x20name) zero children 0" <<<"$so")" 1 "-r: the pid row"
+	run 0 "$ctl" -J list
+	check_eq "$(jqso "[.policies[] | select(.pid == $p) | .comm]")" '["odd name"]' "-J list"
+	run 0 "$ctl" list -J -o PID,SUBSTITUTIONS,CGROUP
+	check_eq "$(jqso "[.policies[] | select(.pid == $p)]")" "[{\"pid\":$p,\"substitutions\":0,\"cgroup\":null}]" \
+		"-J -o: libsmartcols' JSON, numbers as numbers"
+	fails 2 "thpcowctl: list: unknown column 'BOGUS' (see 'thpcowctl list --help')
+Try 'thpcowctl list --help' for more information." "$ctl" list -o SCOPE,BOGUS
 }
 
 # stats has the debugfs file's counters; --watch shows what moved per second.
@@ -326,8 +346,15 @@ stats() {
 	run 0 "$ctl" stats
 	# the counters come first, up to "policies"
 	names=$(awk '$1 == "policies" { exit } { print $1 }' /sys/kernel/debug/thpcow/stats)
-	check_eq "$(awk '{ print $1 }' <<<"$so")" "$names" "the counters' names"
-	check_match "$so" $'(^|\n)substituted +[0-9]+\n' "substituted"
+	check_eq "$(awk 'NR > 1 { print $1 }' <<<"$so")" "$names" "the counters' names"
+	check_match "$so" $'^COUNTER +VALUE\n' "the header"
+	check_match "$so" $'\nsubstituted +[0-9]+\n' "substituted"
+	run 0 "$ctl" stats -n -o COUNTER
+	check_eq "$so" "$names" "-n -o COUNTER"
+	run 0 "$ctl" stats -r -o COUNTER,DESCRIPTION
+	check_eq "$(grep -cF 'fallback_alloc Fallbacks:\x20no\x20free\x20THP' <<<"$so")" 1 "-r -o DESCRIPTION"
+	run 0 "$ctl" stats -J -o COUNTER,VALUE
+	check_eq "$(jqso '.counters | map(.counter) | join(" ")')" "\"$(echo $names)\"" "-J -o"
 	run 0 "$ctl" stats --json
 	check_eq "$(jqso '.counters.substituted')" \
 		"$(awk '$1 == "substituted" { print $2 }' /sys/kernel/debug/thpcow/stats)" \
@@ -337,13 +364,52 @@ stats() {
 	# substitutions all the time, in both intervals
 	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
 	run 0 "$ctl" stats --watch 1 --count 2
-	check_eq "$(grep -c '^interval_s ' <<<"$so")" 2 "intervals"
-	check_match "$so" $'^interval_s +1\\.[0-9]{2}\n' "the interval"
-	check_eq "$(awk '$1 == "substituted" && $2 > 0' <<<"$so" | wc -l)" 2 \
-		"intervals with substitutions"
+	check_match "$so" '^TIME +HOOK_CALLS +SUBSTITUTED +PASSTHROUGH +FALLBACKS +COPIED +SPLIT'$'\n' "the header, once"
+	check_eq "$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}[+-][0-9]{4} ' <<<"$so")" 2 "timestamped rows"
+	check_eq "$(awk 'NR > 1 && $3 > 0' <<<"$so" | wc -l)" 2 "intervals with substitutions"
+	run 0 "$ctl" stats --watch 1 --count 1 -n -o SUBSTITUTED,FALLBACK_ALLOC
+	check_match "$so" '^ +[1-9][0-9]* +[0-9]+$' "--watch -n -o"
 	run 0 "$ctl" stats --watch 1 --count 1 --json
-	check_eq "$(jqso '[(.interval_s | type), (.rates | map_values(type) | to_entries | map(.value) | unique)]')" \
-		'["number",["number"]]' "stats --watch --json"
+	check_eq "$(jqso '[(.time | test("^[0-9-]{10}T")), (.interval_s | type), (.rates | map_values(type) | to_entries | map(.value) | unique), (.deltas.substituted > 0)]')" \
+		'[true,"number",["number"],true]' "stats --watch --json"
+}
+
+# stats --format prometheus, parsed by prometheus_client, against debugfs
+# (read before and after: equal, or the counters moved meanwhile: again).
+stats_prometheus() {
+	local before after i
+	cleanup
+	for ((i = 0; i < 5; i++)); do
+		before=$(</sys/kernel/debug/thpcow/stats)
+		run 0 "$ctl" stats --format prometheus || return
+		after=$(</sys/kernel/debug/thpcow/stats)
+		[[ $before == "$after" ]] && break
+	done
+	check_eq "$after" "$before" "debugfs unchanged around the read"
+	printf '%s\n' "$so" >"$out/prom"
+	check_eq "$("$here/prometheus-check.py" "$out/prom" \
+		/sys/kernel/debug/thpcow/stats "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
+		"prometheus_client parses it; the values are debugfs'"
+	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch
+Try 'thpcowctl stats --help' for more information." "$ctl" stats --format prometheus --watch 1
+}
+
+# The short options of the scopes, and stats --format json and text.
+short_options() {
+	cleanup
+	cg_make short
+	fails 0 "" "$ctl" set -c thpcow-cli/short zero
+	run 0 "$ctl" get -J -c thpcow-cli/short
+	check_eq "$(jqso '[.scope, .cgroup, .mode]')" '["cgroup","/thpcow-cli/short","zero"]' "get -J -c"
+	fails 0 "" "$ctl" clear -c thpcow-cli/short
+	fails 0 "" "$ctl" set -g zero
+	run 0 "$ctl" get -g
+	check_eq "$(field scope)/$(field mode)" global/zero "get -g"
+	fails 0 "" "$ctl" clear -g
+	run 0 "$ctl" stats --format json
+	check_eq "$(jqso '.counters | has("substituted")')" true "stats --format json"
+	run 0 "$ctl" stats --format text
+	check_match "$so" $'^COUNTER +VALUE\nhook_calls +[0-9]+\n' "stats --format text"
 }
 
 exec_gets_thps() {
@@ -554,10 +620,13 @@ thpcowctl: $f: nothing applied" "$ctl" apply "$f"
 }
 
 load_when_loaded() {
-	fails 1 "thpcowctl: thpcow: already loaded (to reload: thpcowctl unload first)" \
-		"$ctl" load --path "$ko"
-	fails 1 "thpcowctl: thpcow: already loaded (to reload: thpcowctl unload first)" \
-		"$ctl" load
+	cleanup
+	# as modprobe: loaded already from the same file is success
+	fails 0 "" "$ctl" load --path "$ko"
+	fails 0 "" "$ctl" load
+	fails 0 "" "$ctl" load --path "$ko" --default kernel
+	fails 1 "thpcowctl: thpcow: already loaded, with the global mode kernel (to change it: thpcowctl set --global zero)" \
+		"$ctl" load --path "$ko" --default zero
 }
 
 unload_in_use() {
@@ -589,8 +658,10 @@ unload_load() {
 	fails 1 "thpcowctl: trace: $tracefs/$event: module not loaded (try: thpcowctl load)" \
 		"$ctl" trace
 	fails 1 "thpcowctl: thpcow: module not loaded" "$ctl" unload
-	run 0 "$ctl" status
-	check_eq "$(field "module loaded")/$(field "global mode")" no/- "status"
+	run 3 "$ctl" status
+	check_eq "$(field "module loaded")/$(field "global mode")" no/- "status: exit 3"
+	run 3 "$ctl" status --json
+	check_eq "$(jqso .loaded)" false "status --json: exit 3"
 	run 0 "$ctl" version
 	check_eq "$so" "thpcowctl $version (ABI $abi)
 thpcow module not loaded" "version"
@@ -622,8 +693,10 @@ cases=(
 	pid_children      # --children: a later fork inherits; without it, not
 	cgroup_policy     # --cgroup absolute, relative, nested: nearest wins
 	global_policy     # set/get/clear --global, and status shows it
-	list_policies     # list: comm with a space, cgroup path, text and JSON
-	stats             # stats: the debugfs counters; --watch rates, --json
+	list_policies     # list: comm with a space, cgroup path, text, JSON, -o -n -r -J
+	stats             # stats: the debugfs counters; -n -r -o -J; --watch rows, --json
+	stats_prometheus  # stats --format prometheus: parsed, equal to debugfs
+	short_options     # -p, -c, -g; stats --format json and text
 	exec_gets_thps    # exec zero: a THP per 2 MiB, no split, no policy left
 	trace_json        # trace --json --pid --count: wrf's substitutions only
 	trace_text        # trace: header, columns, private instance, signals
@@ -633,7 +706,7 @@ cases=(
 	refused_requests  # ESRCH, not a cgroup, EACCES: exit 1, nothing changed
 	unsupported_mode  # a mode the module refuses: EOPNOTSUPP, exit 1
 	apply_file        # apply: rules set, stale cgroup rules cleared, bad files refused
-	load_when_loaded  # load while loaded: "already loaded"
+	load_when_loaded  # load while loaded from the same file: success
 	unload_in_use     # unload with /dev/thpcow open: "in use"
 	unload_load       # unload, every verb without it, load --default zero, load
 )

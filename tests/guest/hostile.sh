@@ -99,7 +99,7 @@ nobody_reads_not_writes() {
 	out=$(probe_as nobody)
 	echo "$out" | tr '\n' ' '
 	echo
-	for call in open version stats list get_global get_pid; do
+	for call in open version stats list usage get_global get_pid; do
 		check_eq "$(result_of "$call" "$out")" ok "$call as nobody"
 	done
 	check_eq "$(result_of set_global "$out")" EPERM "set (global, to its own mode) as nobody"

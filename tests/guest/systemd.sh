@@ -139,10 +139,11 @@ skipped_natively() {
 	}
 }
 
-# latest: status and probe say so, without the module.
+# latest: status and probe say so, without the module (status exits 3).
 status_says_native() {
-	local st
-	st=$(thpcowctl status)
+	local st rc=0
+	st=$(thpcowctl status) || rc=$?
+	check_eq "$rc" 3 "thpcowctl status: exit 3, not loaded (as systemctl status)"
 	check_match "$st" $'\nwithout thpcow: +whole THP\n' "thpcowctl status"
 	check_match "$st" $'\nthis kernel gives whole THPs by itself \\(Linux >= 6.13\\): thpcow is needed only for copy or split$' \
 		"thpcowctl status's last line"

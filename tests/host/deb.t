@@ -91,6 +91,7 @@ ctl_package() {
 ./usr/share/bash-completion/completions/thpcowctl
 ./usr/share/doc/thpcowctl/changelog.gz
 ./usr/share/doc/thpcowctl/copyright
+./usr/share/man/man4/thpcow.4.gz
 ./usr/share/man/man5/thpcow.conf.5.gz
 ./usr/share/man/man8/thpcowctl.8.gz" "the files"
 	dpkg-deb -e "$deb" "$tmp/ctl"
@@ -99,6 +100,7 @@ ctl_package() {
 	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow.service'" \
 		"postrm: dh_installsystemd forgets the unit on purge"
 	check_match "$(dpkg-deb -f "$deb" Depends)" 'libkmod2' "Depends (shlibs)"
+	check_match "$(dpkg-deb -f "$deb" Depends)" 'libsmartcols1' "Depends (shlibs): libsmartcols"
 }
 
 lintian_clean() {

@@ -44,6 +44,7 @@ install_all_files() {
 ./usr/local/share/bash-completion/completions/thpcowctl
 ./usr/local/share/doc/thpcow/modprobe.conf
 ./usr/local/share/doc/thpcow/thpcow.conf
+./usr/local/share/man/man4/thpcow.4
 ./usr/local/share/man/man5/thpcow.conf.5
 ./usr/local/share/man/man8/thpcowctl.8" "the files"
 	check_match "$(cat "$tmp/all/lib/modules/$release/modules.dep")" \

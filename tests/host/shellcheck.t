@@ -18,7 +18,7 @@ build_scripts() { lint scripts/deps .ci/run; }
 bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
 install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/vm/native.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/sysguest.sh tests/lib/inguest.sh tests/host/install.t tests/host/deb.t tests/host/unit.t; }
 stress_scripts() { lint tests/vm/stress.t tests/guest/stress.sh; }
-guest_scripts() { lint tests/lib/guest.sh tests/guest/{core,modes,limits,loadfail}.sh tests/vm/{core,modes,limits,demo,loadfail}.t tests/demo; }
+guest_scripts() { lint tests/lib/guest.sh tests/lib/run.sh tests/guest/{core,modes,limits,loadfail,usage}.sh tests/vm/{core,modes,limits,demo,loadfail,usage}.t tests/demo; }
 collapse_scripts() { lint tests/guest/collapse.sh tests/vm/collapse.t; }
 
 cases=(

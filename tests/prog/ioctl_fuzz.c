@@ -11,7 +11,8 @@
  *     small or huge, valid or random scope/mode/flags/pid/cgroup_fd, garbage
  *     in reserved, output or tail bytes; and a pointer to it that is aligned,
  *     misaligned, straddling into an inaccessible page, into a munmap()ed
- *     page, read-only, NULL or a kernel address (LIST's entries pointer too).
+ *     page, read-only, NULL or a kernel address (LIST's and USAGE's entries
+ *     pointers too).
  * Every call must return 0, or -1 with errno in the allowed set below;
  * anything else is printed and makes the run fail. Output: "key value"
  * lines: seed, calls, ok per command, one line per errno, unexpected.
@@ -29,9 +30,12 @@
  * filesystem.
  *
  * --probe: open the device and make one well-formed call of each command,
- * printing "name ok" or "name ERRNO" (open, version, stats, list,
+ * printing "name ok" or "name ERRNO" (open, version, stats, list, usage,
  * get_global, get_pid, set_global: the global mode set to itself,
  * clear_pid: this process, which has no policy: ENOENT for root).
+ *
+ * --usage-checks: well-formed and malformed THPCOW_IOC_USAGE calls, one
+ * "name result" line each (what tests/guest/usage.sh expects of them).
  *
  * Exit status: 0 all as expected, 1 not, 2 usage.
  */
@@ -51,7 +55,7 @@
 #include "uapi/thpcow.h"
 
 #define PAGE		4096UL
-#define NR_CMDS		6
+#define NR_CMDS		7
 #define MAX_ERRNO	4096
 #define MAX_TRACKED	64
 #define MAX_ENTRIES	256
@@ -63,17 +67,18 @@ static const int allowed_errnos[] = {
 
 static const unsigned int valid_cmds[NR_CMDS] = {
 	THPCOW_IOC_VERSION, THPCOW_IOC_SET, THPCOW_IOC_GET,
-	THPCOW_IOC_CLEAR, THPCOW_IOC_LIST, THPCOW_IOC_STATS,
+	THPCOW_IOC_CLEAR, THPCOW_IOC_LIST, THPCOW_IOC_STATS, THPCOW_IOC_USAGE,
 };
 
 static const char *const cmd_names[NR_CMDS] = {
-	"version", "set", "get", "clear", "list", "stats",
+	"version", "set", "get", "clear", "list", "stats", "usage",
 };
 
 static const size_t cmd_sizes[NR_CMDS] = {
 	sizeof(struct thpcow_version), sizeof(struct thpcow_policy),
 	sizeof(struct thpcow_policy), sizeof(struct thpcow_policy),
 	sizeof(struct thpcow_list), sizeof(struct thpcow_stats),
+	sizeof(struct thpcow_usage),
 };
 
 /* Magics of the ioctls do_vfs_ioctl() handles itself, for any file. */
@@ -255,7 +260,9 @@ static void fill_policy(struct thpcow_policy *p, int nr)
 	if (chance(5))
 		p->effective_scope = nasty_u32();
 	if (chance(5))
-		p->__reserved[below(6)] = nasty_u32();
+		p->effective_cgroup_id = rnd();
+	if (chance(5))
+		p->__reserved[below(4)] = nasty_u32();
 }
 
 static void fill_list(struct thpcow_list *l)
@@ -330,6 +337,14 @@ static size_t build_request(unsigned int cmd)
 			break;
 		case _IOC_NR(THPCOW_IOC_LIST):
 			fill_list((struct thpcow_list *)req);
+			break;
+		case _IOC_NR(THPCOW_IOC_USAGE):
+			/* the same layout; slots is LIST's __reserved0 */
+			fill_list((struct thpcow_list *)req);
+			if (((struct thpcow_usage *)req)->entry_size ==
+			    sizeof(struct thpcow_entry))
+				((struct thpcow_usage *)req)->entry_size =
+					sizeof(struct thpcow_usage_entry);
 			break;
 		case _IOC_NR(THPCOW_IOC_STATS):
 			if (chance(5))
@@ -537,6 +552,11 @@ static int probe(const char *device)
 		.size = sizeof(l), .entry_size = sizeof(e[0]), .count = 4,
 		.entries = (uintptr_t)e,
 	};
+	struct thpcow_usage_entry ue[4];
+	struct thpcow_usage u = {
+		.size = sizeof(u), .entry_size = sizeof(ue[0]), .count = 4,
+		.entries = (uintptr_t)ue,
+	};
 	struct thpcow_policy g;
 	int err;
 
@@ -547,6 +567,7 @@ static int probe(const char *device)
 	printf("version %s\n", result(ioctl(dev_fd, THPCOW_IOC_VERSION, &v) ? errno : 0));
 	printf("stats %s\n", result(ioctl(dev_fd, THPCOW_IOC_STATS, &s) ? errno : 0));
 	printf("list %s\n", result(ioctl(dev_fd, THPCOW_IOC_LIST, &l) ? errno : 0));
+	printf("usage %s\n", result(ioctl(dev_fd, THPCOW_IOC_USAGE, &u) ? errno : 0));
 	err = policy_call(THPCOW_IOC_GET, THPCOW_SCOPE_GLOBAL, 0, 0, 0, &g);
 	printf("get_global %s\n", result(err));
 	printf("get_pid %s\n", result(policy_call(THPCOW_IOC_GET, THPCOW_SCOPE_PID,
@@ -555,6 +576,72 @@ static int probe(const char *device)
 		policy_call(THPCOW_IOC_SET, THPCOW_SCOPE_GLOBAL, 0, 0, g.mode, NULL)));
 	printf("clear_pid %s\n", result(policy_call(THPCOW_IOC_CLEAR, THPCOW_SCOPE_PID,
 						    getpid(), 0, 0, NULL)));
+	return 0;
+}
+
+/* One USAGE call with @u changed by the caller from a good request. */
+static const char *usage_call(struct thpcow_usage *u)
+{
+	return result(ioctl(dev_fd, _IOC(_IOC_READ | _IOC_WRITE, THPCOW_IOC_MAGIC,
+					 _IOC_NR(THPCOW_IOC_USAGE), u->size), u) ?
+		      errno : 0);
+}
+
+static int usage_checks(const char *device)
+{
+	static struct thpcow_usage_entry e[64];
+	struct {
+		struct thpcow_usage u;
+		char tail[8];
+	} big;
+	struct thpcow_usage u;
+
+#define GOOD() (u = (struct thpcow_usage){ .size = sizeof(u),		\
+		.entry_size = sizeof(e[0]), .count = 64,		\
+		.entries = (uintptr_t)e })
+	dev_fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (dev_fd < 0) {
+		printf("open %s\n", result(errno));
+		return 1;
+	}
+	GOOD();
+	printf("good %s\n", usage_call(&u));
+	printf("good_count %u\n", u.count);
+	printf("good_slots %u\n", u.slots);
+	printf("good_slots_used %u\n", u.slots_used);
+	GOOD();
+	u.count = 0;
+	printf("sizing %s\n", usage_call(&u));
+	GOOD();
+	u.entry_size -= 8;
+	printf("entry_size_small %s\n", usage_call(&u));
+	GOOD();
+	u.entry_size += 8;
+	printf("entry_size_large %s\n", usage_call(&u));
+	GOOD();
+	u.size -= 8;
+	printf("size_small %s\n", usage_call(&u));
+	GOOD();
+	u.slots = 1;
+	printf("slots_set %s\n", usage_call(&u));
+	GOOD();
+	u.slots_used = 1;
+	printf("slots_used_set %s\n", usage_call(&u));
+	GOOD();
+	u.__reserved[2] = 1;
+	printf("reserved_set %s\n", usage_call(&u));
+	GOOD();
+	u.entries = 0;
+	printf("entries_null %s\n", usage_call(&u));
+	/* a newer caller's longer structure: its tail must be zero */
+	GOOD();
+	memset(&big, 0, sizeof(big));
+	big.u = u;
+	big.u.size = sizeof(big);
+	printf("tail_zero %s\n", usage_call(&big.u));
+	big.tail[0] = 1;
+	printf("tail_set %s\n", usage_call(&big.u));
+#undef GOOD
 	return 0;
 }
 
@@ -694,7 +781,8 @@ static int fuzz(unsigned long long count, unsigned long long seed,
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: ioctl_fuzz [--count N] [--seed S] [--cgroup DIR] [--device PATH]\n"
-		   "       ioctl_fuzz --probe [--device PATH]\n");
+		   "       ioctl_fuzz --probe [--device PATH]\n"
+		   "       ioctl_fuzz --usage-checks [--device PATH]\n");
 }
 
 int main(int argc, char *argv[])
@@ -705,12 +793,13 @@ int main(int argc, char *argv[])
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "probe", no_argument, NULL, 'p' },
+		{ "usage-checks", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	unsigned long long count = 100000, seed = 1;
 	const char *device = THPCOW_DEVICE_PATH, *cgroup_dir = NULL;
-	bool do_probe = false;
+	bool do_probe = false, do_usage = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -730,11 +819,16 @@ int main(int argc, char *argv[])
 		case 'p':
 			do_probe = true;
 			break;
+		case 'u':
+			do_usage = true;
+			break;
 		default:
 			usage_exit(usage, opt == 'h');
 		}
 	}
 	no_operands(argc, argv, optind);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (do_usage)
+		return usage_checks(device);
 	return do_probe ? probe(device) : fuzz(count, seed, device, cgroup_dir);
 }

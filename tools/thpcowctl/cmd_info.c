@@ -10,9 +10,11 @@
 
 #include "device.h"
 #include "output.h"
+#include "parse.h"
 #include "probe.h"
 #include "thpcowctl.h"
 
+#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
 #define SECURE_BOOT_VAR	"/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 /* 1 if UEFI Secure Boot is on, 0 if off, -1 if unknown (no EFI). */
@@ -27,6 +29,37 @@ static int secure_boot(void)
 	n = fread(b, 1, sizeof(b), f);	/* 4 bytes of attributes, the value */
 	fclose(f);
 	return n == sizeof(b) ? b[4] == 1 : -1;
+}
+
+/*
+ * A THP sysfs setting: the [chosen] word of "always [madvise] never", or
+ * the file's line ("1"); NULL if the file is not there (an older kernel).
+ */
+static const char *thp_setting(const char *file, char *buf, size_t len)
+{
+	char path[256], *lb, *rb;
+
+	snprintf(path, sizeof(path), THP_SYSFS "/%s", file);
+	if (read_line(path, buf, len))
+		return NULL;
+	lb = strchr(buf, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (!rb)
+		return buf;
+	*rb = '\0';
+	return lb + 1;
+}
+
+/* The bytes of a PMD-sized THP (2 MiB on x86-64). */
+static unsigned long long thp_bytes(void)
+{
+	unsigned long long v;
+	char buf[32];
+
+	if (read_line(THP_SYSFS "/hpage_pmd_size", buf, sizeof(buf)) ||
+	    parse_uint(buf, ~0ULL, &v) || !v)
+		return 2ULL << 20;
+	return v;
 }
 
 /* What can be learnt about the module without changing anything. */
@@ -94,6 +127,7 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	char thp[5][64];
 	struct thpcow_stats st;
 	struct module_info mi;
 	struct utsname uts;
@@ -110,6 +144,8 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 
 	memset(&st, 0, sizeof(st));
 	ret = module_info(&mi) ? EXIT_FAIL : EXIT_OK;
+	if (!mi.loaded)
+		ret = EXIT_NOT_LOADED;	/* as systemctl status: not active */
 	if (mi.fd >= 0) {
 		have_stats = device_stats(mi.fd, &st) == 0;
 		have_mode = get_global_mode(mi.fd, &mode) == 0;
@@ -152,6 +188,18 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 			      have_stats),
 		FIELD_UINT_IF("hook calls", "hook_calls",
 			      st.counters[THPCOW_STAT_HOOK_CALLS], have_stats),
+		/* what decides fallback_ineligible and fallback_alloc */
+		FIELD_STR("thp enabled", "thp_enabled",
+			  thp_setting("enabled", thp[0], sizeof(thp[0]))),
+		FIELD_STR("thp defrag", "thp_defrag",
+			  thp_setting("defrag", thp[1], sizeof(thp[1]))),
+		FIELD_STR("thp use_zero_page", "thp_use_zero_page",
+			  thp_setting("use_zero_page", thp[2], sizeof(thp[2]))),
+		FIELD_STR("khugepaged defrag", "khugepaged_defrag",
+			  thp_setting("khugepaged/defrag", thp[3], sizeof(thp[3]))),
+		FIELD_STR("thp 2048kB enabled", "thp_2048kB_enabled",
+			  thp_setting("hugepages-2048kB/enabled", thp[4],
+				      sizeof(thp[4]))),
 	};
 
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
@@ -202,66 +250,146 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int cmd_stats(const struct verb *v, int argc, char *argv[])
+/* Local time, ISO 8601, to the second: the TIME of a --watch row. */
+static void timestamp(char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (!localtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
+enum stats_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+struct stats_args {
+	struct table_opts o;
+	enum stats_format format;
+	unsigned long long watch, count;
+};
+
+static int stats_args(const struct verb *v, int argc, char *argv[],
+		      struct stats_args *a)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_TABLE_ENTRIES,
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "watch", required_argument, NULL, OPT_WATCH },
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	unsigned long long watch = 0, count = 0, i;
-	struct thpcow_stats st, prev;
-	struct timespec deadline;
-	bool json = false;
-	double then, t;
-	int opt, ret = 0, fd;
+	int opt, ret = 0;
 
+	memset(a, 0, sizeof(*a));
 	while (!ret && (opt = verb_getopt(v, argc, argv, opts)) != -1) {
-		if (opt == OPT_JSON)
-			json = true;
-		else if (opt == OPT_WATCH)
-			ret = arg_uint(v, "SECONDS", optarg, 24 * 3600, &watch);
+		if (table_option(&a->o, opt, optarg))
+			continue;
+		if (opt == OPT_WATCH)
+			ret = arg_uint(v, "SECONDS", optarg, 24 * 3600, &a->watch);
 		else if (opt == OPT_COUNT)
-			ret = arg_uint(v, "N", optarg, UINT_MAX, &count);
+			ret = arg_uint(v, "N", optarg, UINT_MAX, &a->count);
+		else if (strcmp(optarg, "text") == 0)
+			a->format = FORMAT_TEXT;
+		else if (strcmp(optarg, "json") == 0)
+			a->format = FORMAT_JSON;
+		else if (strcmp(optarg, "prometheus") == 0)
+			a->format = FORMAT_PROMETHEUS;
+		else
+			ret = usage_error(v, "unknown format '%s': expected "
+					  "text, json or prometheus", optarg);
 	}
 	if (ret)
 		return ret;
 	verb_no_args(v, argc, argv);
-	if (count && !watch)
+	if (a->count && !a->watch)
 		return usage_error(v, "--count needs --watch");
+	if (a->format == FORMAT_JSON)
+		a->o.json = true;
+	if (a->format == FORMAT_PROMETHEUS &&
+	    (a->o.json || a->o.output || a->o.noheadings || a->o.raw || a->watch))
+		return usage_error(v, "--format prometheus takes none of -J, -o, "
+				   "-n, -r, --watch");
+	if (a->watch && a->o.json && a->o.output)
+		return usage_error(v, "--watch -J prints every counter: no -o");
+	if (a->watch)
+		return table_columns(v, watch_cols(), watch_ncols,
+				     watch_defaults, &a->o);
+	return table_columns(v, counter_cols, counter_ncols, counter_defaults,
+			     &a->o);
+}
 
-	fd = device_open();
-	if (fd < 0)
-		return EXIT_FAIL;
+static int stats_once(int fd, const struct stats_args *a)
+{
+	struct thpcow_stats st;
+	unsigned int mode;
+
 	if (device_stats(fd, &st))
-		goto fail;
-	if (!watch) {
-		print_counters(stdout, &st, NULL, 0, json);
-		close(fd);
+		return EXIT_FAIL;
+	if (a->format != FORMAT_PROMETHEUS) {
+		print_counters(stdout, &st, &a->o);
 		return EXIT_OK;
+	}
+	if (get_global_mode(fd, &mode))
+		return EXIT_FAIL;
+	print_prometheus(stdout, &st, mode_name(mode), thp_bytes());
+	return EXIT_OK;
+}
+
+/* Like vmstat: the header once, then a row per interval. */
+static int stats_watch(int fd, const struct stats_args *a)
+{
+	struct thpcow_stats st, prev;
+	struct timespec deadline;
+	struct table t, *tp = NULL;
+	unsigned long long i;
+	int ret = EXIT_FAIL;
+	double then, now_s;
+	char when[40];
+
+	if (device_stats(fd, &st))
+		return EXIT_FAIL;
+	if (!a->o.json) {
+		table_init(&t, watch_cols(), &a->o, "intervals", stdout);
+		tp = &t;
 	}
 	/* absolute deadlines: the intervals do not drift */
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	then = now();
-	for (i = 0; !count || i < count; i++) {
-		deadline.tv_sec += watch;
+	for (i = 0; !a->count || i < a->count; i++) {
+		deadline.tv_sec += a->watch;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 				       &deadline, NULL) == EINTR)
 			;
 		prev = st;
 		if (device_stats(fd, &st))
-			goto fail;
-		t = now();
-		print_counters(stdout, &st, &prev, t - then, json);
-		then = t;
+			goto out;
+		now_s = now();
+		timestamp(when, sizeof(when));
+		print_interval(stdout, tp, &st, &prev, now_s - then, when);
+		then = now_s;
 		if (fflush(stdout))
-			goto fail;
+			goto out;
 	}
+	ret = EXIT_OK;
+out:
+	if (tp)
+		table_free(tp);
+	return ret;
+}
+
+int cmd_stats(const struct verb *v, int argc, char *argv[])
+{
+	struct stats_args a;
+	int fd, ret = stats_args(v, argc, argv, &a);
+
+	if (ret)
+		return ret;
+	fd = device_open();
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = a.watch ? stats_watch(fd, &a) : stats_once(fd, &a);
 	close(fd);
-	return EXIT_OK;
-fail:
-	close(fd);
-	return EXIT_FAIL;
+	return ret;
 }

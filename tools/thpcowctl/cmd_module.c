@@ -119,6 +119,55 @@ static int find_module(struct kmod_ctx *ctx, const char *path,
 	return 0;
 }
 
+/* A file's srcversion (modinfo), in buf; false if it has none. */
+static bool file_srcversion(struct kmod_module *mod, char *buf, size_t len)
+{
+	struct kmod_list *info = NULL, *l;
+	bool found = false;
+
+	if (kmod_module_get_info(mod, &info) < 0)
+		return false;
+	kmod_list_foreach(l, info) {
+		if (strcmp(kmod_module_info_get_key(l), "srcversion"))
+			continue;
+		snprintf(buf, len, "%s", kmod_module_info_get_value(l));
+		found = true;
+		break;
+	}
+	kmod_module_info_free_list(info);
+	return found;
+}
+
+/*
+ * load when thpcow is loaded: success, as modprobe's, if it is the same
+ * build as the file (the same srcversion; a file that cannot be compared
+ * counts as the same) and, with --default, the global mode is MODE.
+ */
+static int already_loaded(struct kmod_module *mod, const char *path,
+			  unsigned int mode)
+{
+	char loaded[64], file[64], global[32];
+	const char *what = path ? path : kmod_module_get_path(mod);
+
+	if (what && file_srcversion(mod, file, sizeof(file)) &&
+	    read_line(SYSFS_MODULE "/srcversion", loaded, sizeof(loaded)) == 0 &&
+	    strcmp(loaded, file)) {
+		error_msg(MODULE_NAME ": already loaded from another build "
+			  "(srcversion %s; %s has %s; to reload: " PROGRAM_NAME
+			  " unload first)", loaded, what, file);
+		return EXIT_FAIL;
+	}
+	if (mode == THPCOW_MODE_NR)
+		return EXIT_OK;
+	read_line(SYSFS_MODULE "/parameters/default_mode", global, sizeof(global));
+	if (strcmp(global, mode_name(mode)) == 0)
+		return EXIT_OK;
+	error_msg(MODULE_NAME ": already loaded, with the global mode %s (to "
+		  "change it: " PROGRAM_NAME " set --global %s)",
+		  global[0] ? global : "unknown", mode_name(mode));
+	return EXIT_FAIL;
+}
+
 int cmd_load(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -155,8 +204,7 @@ int cmd_load(const struct verb *v, int argc, char *argv[])
 	if (find_module(ctx, path, &mod))
 		goto out;
 	if (module_live(mod)) {
-		error_msg("%s: already loaded (to reload: " PROGRAM_NAME
-			  " unload first)", MODULE_NAME);
+		ret = already_loaded(mod, path, mode);
 		goto out;
 	}
 	if (path)

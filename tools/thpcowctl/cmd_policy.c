@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* thpcowctl: the policy verbs: set, get, clear, list, exec. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -143,6 +145,42 @@ static void policy_entry(const struct thpcow_policy *p, const struct target *t,
 	}
 }
 
+/*
+ * The path of the cgroup with id @id that the process @pid is in or below:
+ * its own cgroup (/proc/PID/cgroup) or the nearest ancestor whose directory
+ * has that inode number, which is a cgroup v2 id. NULL if not found.
+ */
+static const char *effective_cgroup(pid_t pid, unsigned long long id,
+				    char *buf, size_t len)
+{
+	char mnt[PATH_MAX], path[PATH_MAX * 2], *slash;
+	bool found = false;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	if (cgroup_mount_point(mnt, sizeof(mnt)) || !(f = fopen(path, "re")))
+		return NULL;
+	/* the cgroup v2 line, "0::/PATH", wherever it is (hybrid setups) */
+	while (!found && fgets(buf, len, f))
+		found = strncmp(buf, "0::/", 4) == 0;
+	fclose(f);
+	if (!found)
+		return NULL;
+	buf[strcspn(buf, "\n")] = '\0';
+	memmove(buf, buf + 3, strlen(buf + 3) + 1);
+	for (;;) {
+		snprintf(path, sizeof(path), "%s%s", mnt,
+			 strcmp(buf, "/") ? buf : "");
+		if (stat(path, &st) == 0 && st.st_ino == id)
+			return buf;
+		slash = strrchr(buf, '/');
+		if (!slash || !strcmp(buf, "/"))
+			return NULL;
+		slash[slash == buf] = '\0';
+	}
+}
+
 int cmd_get(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -151,7 +189,9 @@ int cmd_get(const struct verb *v, int argc, char *argv[])
 		OPT_HELP_ENTRY,
 		{ 0 }
 	};
-	struct field fields[ENTRY_FIELDS_MAX + 3];
+	struct field fields[ENTRY_FIELDS_MAX + 5];
+	char cgroup[PATH_MAX];
+	bool cgroup_known;
 	struct thpcow_policy p;
 	struct thpcow_entry e;
 	struct policy_args a;
@@ -175,6 +215,16 @@ int cmd_get(const struct verb *v, int argc, char *argv[])
 					mode_name(p.effective_mode));
 		fields[n++] = FIELD_STR("effective scope", "effective_scope",
 					scope_name(p.effective_scope));
+		cgroup_known = p.effective_scope == THPCOW_SCOPE_CGROUP &&
+			       p.effective_cgroup_id;
+		fields[n++] = FIELD_STR("effective cgroup", "effective_cgroup",
+					cgroup_known ?
+					effective_cgroup(p.pid, p.effective_cgroup_id,
+							 cgroup, sizeof(cgroup)) :
+					NULL);
+		fields[n++] = FIELD_UINT_IF("effective cgroup id",
+					    "effective_cgroup_id",
+					    p.effective_cgroup_id, cgroup_known);
 	}
 	print_fields(stdout, fields, n, a.json);
 	return EXIT_OK;
@@ -183,18 +233,21 @@ int cmd_get(const struct verb *v, int argc, char *argv[])
 int cmd_list(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
+		OPT_TABLE_ENTRIES,
 		OPT_HELP_ENTRY,
 		{ 0 }
 	};
 	struct thpcow_entry *entries;
-	bool json = false;
+	struct table_opts o = { 0 };
 	size_t n;
 	int fd, ret, opt;
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
-		json |= opt == OPT_JSON;
+		table_option(&o, opt, optarg);
 	verb_no_args(v, argc, argv);
+	ret = table_columns(v, list_cols, list_ncols, list_defaults, &o);
+	if (ret)
+		return ret;
 	fd = device_open();
 	if (fd < 0)
 		return EXIT_FAIL;
@@ -202,7 +255,7 @@ int cmd_list(const struct verb *v, int argc, char *argv[])
 	close(fd);
 	if (ret)
 		return EXIT_FAIL;
-	print_entries(stdout, entries, n, json);
+	print_entries(stdout, entries, n, &o);
 	free(entries);
 	return EXIT_OK;
 }

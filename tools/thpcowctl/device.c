@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,45 +118,72 @@ int device_stats(int fd, struct thpcow_stats *st)
 	return 0;
 }
 
+/* LIST and USAGE take the same argument: size, entry_size, count, ... */
+_Static_assert(sizeof(struct thpcow_list) == sizeof(struct thpcow_usage) &&
+	       offsetof(struct thpcow_list, count) ==
+	       offsetof(struct thpcow_usage, count) &&
+	       offsetof(struct thpcow_list, entries) ==
+	       offsetof(struct thpcow_usage, entries),
+	       "thpcow_list and thpcow_usage differ");
+
 /*
- * All entries: ask with no room to learn the count, then with room to
- * spare; if the list grew past it meanwhile, ask again.
+ * All rows of LIST or USAGE (cmd; what names it in messages): ask with no
+ * room to learn the count, then with room to spare; if the rows grew past
+ * it meanwhile, ask again. *arg is what the module returned last.
  */
-int device_list(int fd, struct thpcow_entry **entries, size_t *n)
+static int device_rows(int fd, unsigned long cmd, const char *what,
+		       size_t esize, void **rows, size_t *n,
+		       struct thpcow_usage *arg)
 {
-	struct thpcow_entry *e = NULL, *grown;
-	struct thpcow_list l;
+	void *e = NULL, *grown;
 	__u32 room = 0;
 	int tries;
 
 	for (tries = 0; tries < 8; tries++) {
-		memset(&l, 0, sizeof(l));
-		l.size = sizeof(l);
-		l.entry_size = sizeof(*e);
-		l.count = room;
-		l.entries = (uintptr_t)e;
-		if (ioctl(fd, THPCOW_IOC_LIST, &l)) {
+		memset(arg, 0, sizeof(*arg));
+		arg->size = sizeof(*arg);
+		arg->entry_size = esize;
+		arg->count = room;
+		arg->entries = (uintptr_t)e;
+		if (ioctl(fd, cmd, arg)) {
 			free(e);
-			return ioctl_error("list", errno);
+			return ioctl_error(what, errno);
 		}
-		if (l.count <= room) {
-			*entries = e;
-			*n = l.count;
+		if (arg->count <= room) {
+			*rows = e;
+			*n = arg->count;
 			return 0;
 		}
-		room = l.count + l.count / 4 + 4;
-		grown = realloc(e, room * sizeof(*e));
+		room = arg->count + arg->count / 4 + 4;
+		grown = realloc(e, room * esize);
 		if (!grown) {
 			free(e);
-			error_msg("list: %s", strerror(ENOMEM));
+			error_msg("%s: %s", what, strerror(ENOMEM));
 			return -1;
 		}
 		e = grown;
-		memset(e, 0, room * sizeof(*e));
+		memset(e, 0, room * esize);
 	}
 	free(e);
-	error_msg("list: the policy list keeps growing; try again");
+	error_msg("%s: the %s keeps growing; try again", what,
+		  cmd == THPCOW_IOC_LIST ? "policy list" : "usage table");
 	return -1;
+}
+
+int device_list(int fd, struct thpcow_entry **entries, size_t *n)
+{
+	struct thpcow_usage arg;
+
+	return device_rows(fd, THPCOW_IOC_LIST, "list", sizeof(**entries),
+			   (void **)entries, n, &arg);
+}
+
+/* All usage rows; *arg as the module returned it (its table's size). */
+int device_usage(int fd, struct thpcow_usage_entry **entries, size_t *n,
+		 struct thpcow_usage *arg)
+{
+	return device_rows(fd, THPCOW_IOC_USAGE, "usage", sizeof(**entries),
+			   (void **)entries, n, arg);
 }
 
 /* The cgroup2 mount point of this process; 0 or -errno. */

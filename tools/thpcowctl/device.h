@@ -31,6 +31,8 @@ int device_version(int fd, struct thpcow_version *v);
 int device_check_abi(const struct thpcow_version *v);
 int device_stats(int fd, struct thpcow_stats *st);
 int device_list(int fd, struct thpcow_entry **entries, size_t *n);
+int device_usage(int fd, struct thpcow_usage_entry **entries, size_t *n,
+		 struct thpcow_usage *arg);
 
 int target_open(const struct scope_arg *s, struct target *t);
 void target_close(struct target *t);

@@ -10,49 +10,95 @@
 #include <string.h>
 
 #include "conf.h"
+#include "output.h"
 #include "parse.h"
 #include "thpcowctl.h"
+#include "usage.h"
 
 static int cmd_help(const struct verb *v, int argc, char *argv[]);
 
 #define HELP_JSON \
-	"  --json          print one JSON object (see thpcowctl(8))\n"
+	"  -J, --json      print one JSON object (see thpcowctl(8))\n"
 #define HELP_PID \
-	"  --pid PID       a process (thread group)\n"
+	"  -p, --pid PID   a process (thread group)\n"
 #define HELP_CHILDREN \
-	"  --children      processes PID forks later inherit the policy\n"
-#define HELP_CGROUP_GLOBAL \
-	"  --cgroup PATH   a cgroup v2 directory: a path that starts with the\n" \
+	"      --children  processes PID forks later inherit the policy\n"
+#define HELP_CGROUP \
+	"  -c, --cgroup PATH\n" \
+	"                  a cgroup v2 directory: a path that starts with the\n" \
 	"                  cgroup2 mount point, or one below the cgroup2 root\n" \
-	"                  (machine.slice/foo and /machine.slice/foo are alike)\n" \
-	"  --global        the default for all other memory\n"
+	"                  (machine.slice/foo and /machine.slice/foo are alike)\n"
+#define HELP_CGROUP_GLOBAL HELP_CGROUP \
+	"  -g, --global    the default for all other memory\n"
+#define HELP_TABLE \
+	"  -o, --output COLUMNS\n" \
+	"                  the columns to show, comma-separated; +COLUMNS adds\n" \
+	"                  them to the default ones\n" \
+	"  -n, --noheadings\n" \
+	"                  no header line\n" \
+	"  -r, --raw       one space between columns, no alignment; blanks and\n" \
+	"                  other unsafe characters as \\xNN\n" \
+	"  -J, --json      one JSON object (see thpcowctl(8)); with -o, the\n" \
+	"                  chosen columns as libsmartcols writes JSON\n"
+#define USAGE_TABLE	"[-J] [-o COLUMNS] [-n] [-r]"
+
+static void list_columns(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", list_cols, list_ncols);
+}
+
+static void stats_columns(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", counter_cols,
+		   counter_ncols);
+	table_help(f, "With --watch", watch_cols(), watch_ncols);
+}
+
+static void usage_columns(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
+}
 
 static const struct verb verbs[] = {
 	{
 		.name = "status", .fn = cmd_status,
-		.summary = "show the module, its global mode and headline counters",
-		.usage = "[--json]",
+		.summary = "show the module, its global mode, headline counters "
+			"and THP settings",
+		.usage = "[-J]",
 		.help = HELP_JSON,
 	}, {
 		.name = "list", .fn = cmd_list,
 		.summary = "list the pid and cgroup policies",
-		.usage = "[--json]",
-		.help = HELP_JSON,
+		.usage = USAGE_TABLE,
+		.help = HELP_TABLE,
+		.columns = list_columns,
 	}, {
 		.name = "get", .fn = cmd_get,
 		.summary = "show one policy (for a pid also the one in effect)",
-		.usage = "(--pid PID | --cgroup PATH | --global) [--json]",
+		.usage = "(-p PID | -c PATH | -g) [-J]",
 		.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
+	}, {
+		.name = "usage", .fn = cmd_usage,
+		.summary = "show what thpcow did per cgroup and per pid rule",
+		.usage = "[-c PATH | -p PID] " USAGE_TABLE " [--format FORMAT]",
+		.help = "  -c, --cgroup PATH\n"
+			"                  only this cgroup v2 directory's row (as for get)\n"
+			"  -p, --pid PID   only the row of this process's pid rule\n"
+			HELP_TABLE
+			"      --format FORMAT\n"
+			"                  text (the table), json (as -J) or prometheus\n"
+			"                  (the text exposition format, for node-exporter)\n",
+		.columns = usage_columns,
 	}, {
 		.name = "set", .fn = cmd_set,
 		.summary = "set the policy of a process, a cgroup or the default",
-		.usage = "(--pid PID [--children] | --cgroup PATH | --global) MODE",
+		.usage = "(-p PID [--children] | -c PATH | -g) MODE",
 		.help = HELP_PID HELP_CHILDREN HELP_CGROUP_GLOBAL,
 		.takes_mode = true,
 	}, {
 		.name = "clear", .fn = cmd_clear,
 		.summary = "remove a policy (--global: set the default back to kernel)",
-		.usage = "(--pid PID | --cgroup PATH | --global)",
+		.usage = "(-p PID | -c PATH | -g)",
 		.help = HELP_PID HELP_CGROUP_GLOBAL,
 	}, {
 		.name = "exec", .fn = cmd_exec,
@@ -62,20 +108,26 @@ static const struct verb verbs[] = {
 		.takes_mode = true,
 	}, {
 		.name = "stats", .fn = cmd_stats,
-		.summary = "show the module's counters, or their rates",
-		.usage = "[--json] [--watch SECONDS [--count N]]",
-		.help = HELP_JSON
-			"  --watch SECONDS print rates per second every SECONDS\n"
-			"  --count N       with --watch: stop after N intervals\n",
+		.summary = "show the module's counters, or what they grow by",
+		.usage = USAGE_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
+		.help = HELP_TABLE
+			"      --format FORMAT\n"
+			"                  text (the table), json (as -J) or prometheus\n"
+			"                  (the text exposition format, for node-exporter)\n"
+			"      --watch SECONDS\n"
+			"                  a header, then every SECONDS one row of what the\n"
+			"                  counters grew by (columns: see thpcowctl(8))\n"
+			"      --count N   with --watch: stop after N intervals\n",
+		.columns = stats_columns,
 	}, {
 		.name = "trace", .fn = cmd_trace,
 		.summary = "print the module's fault events as they happen",
-		.usage = "[--json] [--count N] [--duration SECONDS] [--pid PID]",
-		.help = "  --json          one JSON object per event (JSON Lines)\n"
-			"  --count N       stop after N events\n"
-			"  --duration SECONDS\n"
+		.usage = "[-J] [--count N] [--duration SECONDS] [-p PID]",
+		.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
+			"      --count N   stop after N events\n"
+			"      --duration SECONDS\n"
 			"                  stop after SECONDS\n"
-			"  --pid PID       only the events of process PID\n",
+			"  -p, --pid PID   only the events of process PID\n",
 	}, {
 		.name = "apply", .fn = cmd_apply,
 		.summary = "set the global and cgroup rules of a file",
@@ -86,10 +138,11 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "collapse", .fn = cmd_collapse,
 		.summary = "give a process's 4 KiB-page memory its THPs back",
-		.usage = "(--pid PID | --cgroup PATH) [--min-present N] "
-			"[--rate MiB/s] [--after-migration] [--json]",
+		.usage = "(-p PID | -c PATH) [--min-present N] "
+			"[--rate MiB/s] [--after-migration] [-J]",
 		.help = HELP_PID
-			"  --cgroup PATH   every process of a cgroup v2 directory\n"
+			"  -c, --cgroup PATH\n"
+			"                  every process of a cgroup v2 directory\n"
 			"  --min-present N collapse a 2 MiB range only if N of its 512\n"
 			"                  pages hold data (default 502: RSS grows <= 2 %)\n"
 			"  --rate MiB/s    collapse at most this much per second\n"
@@ -99,7 +152,8 @@ static const struct verb verbs[] = {
 			HELP_JSON,
 	}, {
 		.name = "load", .fn = cmd_load,
-		.summary = "load the module (installed, or from a file)",
+		.summary = "load the module (installed, or from a file); "
+			"success if it is loaded already from the same build",
 		.usage = "[--default MODE] [--path FILE.ko]",
 		.help = "  --default MODE  the global mode to start with\n"
 			"  --path FILE.ko  load this file instead of the installed module\n",
@@ -111,7 +165,7 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "probe", .fn = cmd_probe,
 		.summary = "does this kernel split a write on the huge zero page?",
-		.usage = "[--json | --condition]",
+		.usage = "[-J | --condition]",
 		.help = HELP_JSON
 			"  --condition     exit 0 if thpcow.service should run here,\n"
 			"                  else 1 with one line saying why (ExecCondition=)\n",
@@ -140,13 +194,23 @@ static void print_usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "Usage: " PROGRAM_NAME " [--help | --version] VERB [ARG...]\n\n"
+	fprintf(f, "Usage: " PROGRAM_NAME " [OPTIONS] VERB [ARG...]\n\n"
 		"Control thpcow: whole THPs for write faults on the huge zero page,\n"
 		"per process, per cgroup or for everything.\n\nVerbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(f, "\nRun '" PROGRAM_NAME " VERB --help' for a verb's arguments.\n"
-		"Exit status: 0 success, 1 failure, 2 usage error.\n");
+	fprintf(f, "\nOptions (before VERB, for the verbs that take them):\n"
+		"  -J, --json      JSON output\n"
+		"  -o, --output COLUMNS\n"
+		"                  the table's columns\n"
+		"  -n, --noheadings\n"
+		"                  no header line\n"
+		"  -r, --raw       raw table output\n"
+		"  -h, --help      show this help\n"
+		"  -V, --version   as the version verb\n"
+		"\nRun '" PROGRAM_NAME " VERB --help' for a verb's arguments.\n"
+		"Exit status: 0 success, 1 failure, 2 usage error, 3 (status)\n"
+		"the module is not loaded.\n");
 }
 
 static void print_verb_help(const struct verb *v, FILE *f)
@@ -158,6 +222,8 @@ static void print_verb_help(const struct verb *v, FILE *f)
 		v->help ? v->help : "");
 	if (v->takes_mode)
 		fprintf(f, "\nMODE is one of: %s.\n", mode_list());
+	if (v->columns)
+		v->columns(f);
 }
 
 /* A usage error, with a pointer to the help; exit status 2. v is NULL
@@ -216,10 +282,22 @@ int arg_mode(const struct verb *v, const char *arg, unsigned int *mode)
 int verb_getopt(const struct verb *v, int argc, char *argv[],
 		const struct option *longopts)
 {
+	const struct option *o;
+	char shortopts[64] = ":";
+	size_t n = 1;
 	int opt;
 
+	/* a printable option value is also a short option */
+	for (o = longopts; o->name && n + 2 < sizeof(shortopts); o++) {
+		if (o->val <= ' ' || o->val > '~')
+			continue;
+		shortopts[n++] = (char)o->val;
+		if (o->has_arg == required_argument)
+			shortopts[n++] = ':';
+	}
+	shortopts[n] = '\0';
 	opterr = 0;
-	opt = getopt_long(argc, argv, ":h", longopts, NULL);
+	opt = getopt_long(argc, argv, shortopts, longopts, NULL);
 	switch (opt) {
 	case 'h':
 		print_verb_help(v, stdout);
@@ -240,6 +318,44 @@ void verb_no_args(const struct verb *v, int argc, char *argv[])
 {
 	if (optind < argc)
 		exit(usage_error(v, "unexpected argument '%s'", argv[optind]));
+}
+
+/* -o, -n, -r, -J into o; false if opt is none of them. */
+bool table_option(struct table_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_OUTPUT:
+		o->output = arg;
+		return true;
+	case OPT_NOHEADINGS:
+		o->noheadings = true;
+		return true;
+	case OPT_RAW:
+		o->raw = true;
+		return true;
+	case OPT_JSON:
+		o->json = true;
+		return true;
+	}
+	return false;
+}
+
+/* The columns -o chose (or the defaults); or a usage error (status 2). */
+int table_columns(const struct verb *v, const struct table_col *cols,
+		  size_t ncols, const char *defaults, struct table_opts *o)
+{
+	const char *bad;
+	size_t len;
+
+	if (o->json && !o->output && (o->noheadings || o->raw))
+		return usage_error(v, "-n and -r are for the table, not -J "
+				   "(unless -o chooses columns)");
+	if (table_select(cols, ncols, defaults, o, &bad, &len) == 0)
+		return 0;
+	if (o->n == TABLE_COLS_MAX)
+		return usage_error(v, "too many columns");
+	return usage_error(v, "unknown column '%.*s' (see '" PROGRAM_NAME
+			   " %s --help')", (int)len, bad, v->name);
 }
 
 static int cmd_help(const struct verb *v, int argc, char *argv[])
@@ -275,23 +391,70 @@ static int close_stdout(int status)
 	return status;
 }
 
+/*
+ * The options before VERB: -h and -V here; -J, -o, -n and -r handed to
+ * the verb as if they followed it (a verb that takes none refuses them).
+ */
 int main(int argc, char *argv[])
 {
+	static const struct option opts[] = {
+		OPT_TABLE_ENTRIES,
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
 	const struct verb *v;
-	const char *name = argc > 1 ? argv[1] : NULL;
+	char **vargv;
+	int opt, vargc = 1, i;
 
-	if (!name)
-		return usage_error(NULL, "missing VERB");
-	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
-		print_usage(stdout);
-		return close_stdout(EXIT_OK);
+	vargv = calloc((size_t)argc * 2 + 1, sizeof(*vargv));
+	if (!vargv) {
+		error_msg("out of memory");
+		return EXIT_FAIL;
 	}
-	if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0)
-		name = "version";
-	else if (name[0] == '-')
-		return usage_error(NULL, "unknown option '%s'", name);
-	v = find_verb(name);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:Jo:nrhV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			print_usage(stdout);
+			return close_stdout(EXIT_OK);
+		case 'V':
+			vargv[0] = "version";
+			optind = 0;
+			return close_stdout(cmd_version(find_verb("version"),
+							1, vargv));
+		case OPT_JSON:
+			vargv[vargc++] = "--json";
+			break;
+		case OPT_OUTPUT:
+			vargv[vargc++] = "--output";
+			vargv[vargc++] = optarg;
+			break;
+		case OPT_NOHEADINGS:
+			vargv[vargc++] = "--noheadings";
+			break;
+		case OPT_RAW:
+			vargv[vargc++] = "--raw";
+			break;
+		case ':':
+			return usage_error(NULL, "option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_error(NULL, "unknown option '-%c'",
+						   optopt);
+			return usage_error(NULL, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return usage_error(NULL, "missing VERB");
+	v = find_verb(argv[optind]);
 	if (!v)
-		return usage_error(NULL, "unknown verb '%s'", name);
-	return close_stdout(v->fn(v, argc - 1, argv + 1));
+		return usage_error(NULL, "unknown verb '%s'", argv[optind]);
+	vargv[0] = argv[optind];
+	for (i = optind + 1; i < argc; i++)
+		vargv[vargc++] = argv[i];
+	optind = 0;	/* the verb's getopt_long() starts afresh */
+	return close_stdout(v->fn(v, vargc, vargv));
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* thpcowctl: fields, the policy table, counters; as text or JSON. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
 #include "parse.h"
+#include "prom.h"
 #include "thpcowctl.h"
 
 #define FLAGS_TEXT_LEN	128
@@ -81,35 +83,6 @@ void fput_text(FILE *f, const char *s, size_t max)
 		p += len;
 		n -= len;
 	}
-}
-
-static void __attribute__((noreturn)) out_of_memory(void)
-{
-	error_msg("out of memory");
-	exit(EXIT_FAIL);
-}
-
-static FILE *xmemstream(char **buf, size_t *len)
-{
-	FILE *m = open_memstream(buf, len);
-
-	if (!m)
-		out_of_memory();
-	return m;
-}
-
-static char * __attribute__((format(printf, 1, 2))) xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		out_of_memory();
-	return s;
 }
 
 static size_t field_max(const struct field *fl)
@@ -211,73 +184,44 @@ size_t entry_fields(const struct thpcow_entry *e, bool present,
 }
 
 /* The TARGET cell: "PID (comm)", the cgroup's path, or "-". */
-static char *entry_target(const struct thpcow_entry *e)
+static void entry_target(struct table *t, int id, const struct thpcow_entry *e)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *m = xmemstream(&buf, &len);
-
-	if (e->scope == THPCOW_SCOPE_PID) {
-		fprintf(m, "%d (", e->pid);
-		fput_text(m, e->comm, sizeof(e->comm));
-		fputc(')', m);
-	} else if (e->scope == THPCOW_SCOPE_CGROUP && e->path[0]) {
-		fput_text(m, e->path, sizeof(e->path));
-	} else if (e->scope == THPCOW_SCOPE_CGROUP) {
-		fprintf(m, "(id %llu)", (unsigned long long)e->cgroup_id);
-	} else {
-		fputc('-', m);
-	}
-	fclose(m);
-	return buf;
+	if (e->scope == THPCOW_SCOPE_PID)
+		table_cell(t, id, "%d (%.*s)", e->pid, (int)sizeof(e->comm),
+			   e->comm);
+	else if (e->scope == THPCOW_SCOPE_CGROUP && e->path[0])
+		table_cell(t, id, "%.*s", (int)sizeof(e->path), e->path);
+	else if (e->scope == THPCOW_SCOPE_CGROUP)
+		table_cell(t, id, "(id %llu)", (unsigned long long)e->cgroup_id);
+	else
+		table_cell(t, id, "-");
 }
 
-struct column {
-	const char *header;
-	bool right;
+enum { LIST_SCOPE, LIST_TARGET, LIST_MODE, LIST_FLAGS, LIST_SUBST, LIST_PID,
+       LIST_COMM, LIST_CGROUP, LIST_CGROUP_ID };
+
+#define STR	SCOLS_JSON_STRING
+#define NUM	SCOLS_JSON_NUMBER
+#define RIGHT	SCOLS_FL_RIGHT
+
+const struct table_col list_cols[] = {
+	[LIST_SCOPE]	= { "SCOPE", 0, 0, STR, "pid, cgroup or global" },
+	[LIST_TARGET]	= { "TARGET", 0, 0, STR,
+			    "\"PID (comm)\" or the cgroup's path" },
+	[LIST_MODE]	= { "MODE", 0, 0, STR, "the rule's mode" },
+	[LIST_FLAGS]	= { "FLAGS", 0, 0, STR,
+			    "children, path_truncated, or -" },
+	[LIST_SUBST]	= { "SUBSTITUTIONS", 0, RIGHT, NUM,
+			    "THPs given under this rule" },
+	[LIST_PID]	= { "PID", 0, RIGHT, NUM, "the process (pid rules)" },
+	[LIST_COMM]	= { "COMM", 0, 0, STR, "its name (pid rules)" },
+	[LIST_CGROUP]	= { "CGROUP", 0, 0, STR,
+			    "the cgroup's path (cgroup rules)" },
+	[LIST_CGROUP_ID] = { "CGROUP_ID", 0, RIGHT, NUM,
+			     "the cgroup's id (cgroup rules)" },
 };
-
-static const struct column entry_columns[] = {
-	{ "SCOPE", false },
-	{ "TARGET", false },
-	{ "MODE", false },
-	{ "FLAGS", false },
-	{ "SUBSTITUTIONS", true },
-};
-
-#define NCOLS	ARRAY_SIZE(entry_columns)
-
-/* Columns two spaces apart, sized to their widest cell, no trailing blanks. */
-static void print_table(FILE *f, char **cells, size_t nrows)
-{
-	const struct column *cols = entry_columns;
-	size_t width[NCOLS], r, c, w;
-	const char *s;
-
-	for (c = 0; c < NCOLS; c++)
-		width[c] = strlen(cols[c].header);
-	for (r = 0; r < nrows; r++) {
-		for (c = 0; c < NCOLS; c++) {
-			w = utf8_width(cells[r * NCOLS + c]);
-			if (w > width[c])
-				width[c] = w;
-		}
-	}
-	for (r = 0; r <= nrows; r++) {
-		for (c = 0; c < NCOLS; c++) {
-			s = r ? cells[(r - 1) * NCOLS + c] : cols[c].header;
-			w = width[c] - utf8_width(s);
-			if (c)
-				fputs("  ", f);
-			if (cols[c].right)
-				fprintf(f, "%*s", (int)w, "");
-			fputs(s, f);
-			if (!cols[c].right && c + 1 < NCOLS)
-				fprintf(f, "%*s", (int)w, "");
-		}
-		fputc('\n', f);
-	}
-}
+const size_t list_ncols = ARRAY_SIZE(list_cols);
+const char *const list_defaults = "SCOPE,TARGET,MODE,FLAGS,SUBSTITUTIONS";
 
 static void print_entries_json(FILE *f, const struct thpcow_entry *e, size_t n)
 {
@@ -299,32 +243,49 @@ static void print_entries_json(FILE *f, const struct thpcow_entry *e, size_t n)
 	json_end(&j);
 }
 
-/* The 'list' output: a table with a header line, or {"policies":[...]}. */
-void print_entries(FILE *f, const struct thpcow_entry *e, size_t n, bool json)
+static void entry_row(struct table *t, const struct thpcow_entry *e)
 {
-	char flags[FLAGS_TEXT_LEN], **cells;
+	char flags[FLAGS_TEXT_LEN];
+	bool pid = e->scope == THPCOW_SCOPE_PID;
+	bool cg = e->scope == THPCOW_SCOPE_CGROUP;
+
+	flags_text(e->flags, flags, sizeof(flags));
+	table_new_row(t);
+	table_cell(t, LIST_SCOPE, "%s", scope_name(e->scope));
+	entry_target(t, LIST_TARGET, e);
+	table_cell(t, LIST_MODE, "%s", mode_name(e->mode));
+	table_cell(t, LIST_FLAGS, "%s", flags);
+	table_cell(t, LIST_SUBST, "%llu", (unsigned long long)e->substitutions);
+	if (pid) {
+		table_cell(t, LIST_PID, "%d", e->pid);
+		table_cell(t, LIST_COMM, "%.*s", (int)sizeof(e->comm), e->comm);
+	}
+	if (cg) {
+		table_cell(t, LIST_CGROUP, "%.*s", (int)sizeof(e->path), e->path);
+		table_cell(t, LIST_CGROUP_ID, "%llu",
+			   (unsigned long long)e->cgroup_id);
+	}
+}
+
+/*
+ * The 'list' output: a table (o's columns), or with -J the documented
+ * {"policies":[...]} (with -o too: libsmartcols' JSON of those columns).
+ */
+void print_entries(FILE *f, const struct thpcow_entry *e, size_t n,
+		   const struct table_opts *o)
+{
+	struct table t;
 	size_t i;
 
-	if (json) {
+	if (o->json && !o->output) {
 		print_entries_json(f, e, n);
 		return;
 	}
-	cells = calloc(n * NCOLS + 1, sizeof(*cells));
-	if (!cells)
-		out_of_memory();
-	for (i = 0; i < n; i++) {
-		flags_text(e[i].flags, flags, sizeof(flags));
-		cells[i * NCOLS + 0] = xasprintf("%s", scope_name(e[i].scope));
-		cells[i * NCOLS + 1] = entry_target(&e[i]);
-		cells[i * NCOLS + 2] = xasprintf("%s", mode_name(e[i].mode));
-		cells[i * NCOLS + 3] = xasprintf("%s", flags);
-		cells[i * NCOLS + 4] = xasprintf("%llu", (unsigned long long)
-						 e[i].substitutions);
-	}
-	print_table(f, cells, n);
-	for (i = 0; i < n * NCOLS; i++)
-		free(cells[i]);
-	free(cells);
+	table_init(&t, list_cols, o, "policies", f);
+	for (i = 0; i < n; i++)
+		entry_row(&t, &e[i]);
+	table_print(&t);
+	table_free(&t);
 }
 
 /* How many counters st holds (the module may be older or newer). */
@@ -354,52 +315,221 @@ unsigned long long stats_fallbacks(const struct thpcow_stats *st)
 	return sum;
 }
 
+/* What each counter counts: the DESCRIPTION column, Prometheus' HELP. */
+static const char *const stat_descs[] = {
+	[THPCOW_STAT_HOOK_CALLS]	= "Huge PMD write faults a policy covers",
+	[THPCOW_STAT_SUBSTITUTED]	= "Huge zero page mappings replaced by a whole zeroed THP",
+	[THPCOW_STAT_PASSTHROUGH]	= "Faults the policy left to the kernel (mode kernel)",
+	[THPCOW_STAT_NOT_ZERO_PAGE]	= "Faults on a PMD that is not the huge zero page",
+	[THPCOW_STAT_UNSHARE]		= "Unshare faults (a GUP pin), not writes",
+	[THPCOW_STAT_NATIVE]		= "Faults the kernel substitutes by itself",
+	[THPCOW_STAT_FALLBACK_INELIGIBLE] = "Fallbacks: no THP allowed here now (THP sysfs, madvise, prctl)",
+	[THPCOW_STAT_FALLBACK_UFFD]	= "Fallbacks: a userfaultfd-registered range",
+	[THPCOW_STAT_FALLBACK_ALLOC]	= "Fallbacks: no free THP could be allocated",
+	[THPCOW_STAT_FALLBACK_CHARGE]	= "Fallbacks: the memory cgroup could not take 2 MiB more",
+	[THPCOW_STAT_RETRY_RACE]	= "The PMD changed meanwhile; the fault was retried",
+	[THPCOW_STAT_FALLBACK_UNSTABLE]	= "Fallbacks: the mm is being torn down by the OOM killer",
+	[THPCOW_STAT_INHERIT_FAILED]	= "Policies not passed to a child for want of memory",
+	[THPCOW_STAT_COPIED]		= "Shared anonymous THPs copied whole (mode copy)",
+	[THPCOW_STAT_NOT_SHARED]	= "Exclusive THPs the kernel reuses in place",
+	[THPCOW_STAT_FALLBACK_PINNED]	= "Fallbacks: a THP that may be DMA-pinned stays shared",
+	[THPCOW_STAT_SPLIT]		= "Splits forced where the kernel would not split (mode split)",
+};
+
+_Static_assert(ARRAY_SIZE(stat_descs) == THPCOW_STAT_NR, "stat_descs");
+
+const char *stat_desc(unsigned int i)
+{
+	return i < ARRAY_SIZE(stat_descs) ? stat_descs[i] :
+	       "A counter this thpcowctl does not know";
+}
+
+enum { CNT_COUNTER, CNT_VALUE, CNT_DESC };
+
+const struct table_col counter_cols[] = {
+	[CNT_COUNTER]	= { "COUNTER", 0, 0, STR, "the counter's name" },
+	[CNT_VALUE]	= { "VALUE", 0, RIGHT, NUM, "its value since load" },
+	[CNT_DESC]	= { "DESCRIPTION", 0, 0, STR, "what it counts" },
+};
+const size_t counter_ncols = ARRAY_SIZE(counter_cols);
+const char *const counter_defaults = "COUNTER,VALUE";
+
 /*
- * Without prev: "name value" lines, or {"policies":N,"counters":{...}}.
- * With prev: "interval_s S" then "name rate" lines (per second) and a
- * blank line, or {"interval_s":S,"rates":{...}}. A counter that went
- * backwards (the module was reloaded) counts from zero.
+ * --watch: TIME, then a column per counter (upper case), FALLBACKS. The
+ * rows print one at a time: 12 columns each, so that they stay aligned.
+ */
+#define STRICT	SCOLS_FL_STRICTWIDTH
+#define WATCH_TIME	0
+#define WATCH_FALLBACKS	(THPCOW_STAT_NR + 1)
+#define WATCH_COUNTER(i) ((int)(i) + 1)
+
+static struct table_col watch_table[THPCOW_STAT_NR + 2];
+const size_t watch_ncols = ARRAY_SIZE(watch_table);
+const char *const watch_defaults =
+	"TIME,HOOK_CALLS,SUBSTITUTED,PASSTHROUGH,FALLBACKS,COPIED,SPLIT";
+
+const struct table_col *watch_cols(void)
+{
+	static char names[THPCOW_STAT_NR][32];
+	unsigned int i;
+	size_t k;
+
+	if (watch_table[0].name)
+		return watch_table;
+	watch_table[WATCH_TIME] = (struct table_col){ "TIME", 0, 0, STR,
+		"when the interval ended (local time, ISO 8601)" };
+	for (i = 0; i < THPCOW_STAT_NR; i++) {
+		for (k = 0; stat_names[i][k] && k + 1 < sizeof(names[i]); k++)
+			names[i][k] = (char)toupper((unsigned char)stat_names[i][k]);
+		/* at least a column more than the name, or the last one
+		 * is not right-aligned */
+		watch_table[WATCH_COUNTER(i)] = (struct table_col){
+			names[i], k < 12 ? 12 : (double)k + 1, RIGHT | STRICT,
+			NUM, stat_descs[i] };
+	}
+	watch_table[WATCH_FALLBACKS] = (struct table_col){ "FALLBACKS", 12,
+		RIGHT | STRICT, NUM, "the FALLBACK_* columns summed" };
+	return watch_table;
+}
+
+/*
+ * Without prev: a table of the counters (o's columns), or with -J
+ * {"policies":N,"counters":{...}}.
  */
 void print_counters(FILE *f, const struct thpcow_stats *st,
-		    const struct thpcow_stats *prev, double secs, bool json)
+		    const struct table_opts *o)
 {
 	unsigned int i, n = stats_count(st);
-	unsigned long long v;
-	const char *name;
+	struct table t;
 	struct json j;
 	char buf[32];
 
-	if (prev && stats_count(prev) < n)
-		n = stats_count(prev);
-	json_init(&j, f);
-	if (json) {
+	if (o->json && !o->output) {
+		json_init(&j, f);
 		json_object(&j, NULL);
-		if (prev)
-			json_double(&j, "interval_s", secs);
-		else
-			json_uint(&j, "policies", st->policies);
-		json_object(&j, prev ? "rates" : "counters");
-	} else if (prev) {
-		fprintf(f, "%-20s %.2f\n", "interval_s", secs);
+		json_uint(&j, "policies", st->policies);
+		json_object(&j, "counters");
+		for (i = 0; i < n; i++)
+			json_uint(&j, stat_name(i, buf, sizeof(buf)),
+				  st->counters[i]);
+		json_end(&j);
+		json_end(&j);
+		return;
 	}
+	table_init(&t, counter_cols, o, "counters", f);
 	for (i = 0; i < n; i++) {
-		name = stat_name(i, buf, sizeof(buf));
-		v = st->counters[i];
-		if (prev && v >= prev->counters[i])
-			v -= prev->counters[i];
-		if (json && prev)
-			json_double(&j, name, v / secs);
-		else if (json)
-			json_uint(&j, name, v);
-		else if (prev)
-			fprintf(f, "%-20s %.2f\n", name, v / secs);
-		else
-			fprintf(f, "%-20s %llu\n", name, v);
+		table_new_row(&t);
+		table_cell(&t, CNT_COUNTER, "%s", stat_name(i, buf, sizeof(buf)));
+		table_cell(&t, CNT_VALUE, "%llu",
+			   (unsigned long long)st->counters[i]);
+		table_cell(&t, CNT_DESC, "%s", stat_desc(i));
 	}
-	if (json) {
+	table_print(&t);
+	table_free(&t);
+}
+
+/* How much a counter grew since prev; one that went back (a reload) from 0. */
+static unsigned long long delta(const struct thpcow_stats *st,
+				const struct thpcow_stats *prev, unsigned int i)
+{
+	unsigned long long v = st->counters[i];
+
+	return v >= prev->counters[i] ? v - prev->counters[i] : v;
+}
+
+/*
+ * One --watch interval: what each counter grew by in secs seconds, ended
+ * at when. -J: a JSON Lines object {"time","interval_s","deltas","rates"};
+ * else a row of t (the header before the first).
+ */
+void print_interval(FILE *f, struct table *t, const struct thpcow_stats *st,
+		    const struct thpcow_stats *prev, double secs,
+		    const char *when)
+{
+	unsigned int i, n = stats_count(st);
+	unsigned long long fallbacks = 0;
+	const char *name;
+	struct json j;
+	char buf[32];
+	int pass;
+
+	if (stats_count(prev) < n)
+		n = stats_count(prev);
+	if (!t) {
+		json_init(&j, f);
+		json_object(&j, NULL);
+		json_string(&j, "time", when);
+		json_double(&j, "interval_s", secs);
+		for (pass = 0; pass < 2; pass++) {
+			json_object(&j, pass ? "rates" : "deltas");
+			for (i = 0; i < n; i++) {
+				name = stat_name(i, buf, sizeof(buf));
+				if (pass)
+					json_double(&j, name, delta(st, prev, i) / secs);
+				else
+					json_uint(&j, name, delta(st, prev, i));
+			}
+			json_end(&j);
+		}
 		json_end(&j);
-		json_end(&j);
-	} else if (prev) {
-		fputc('\n', f);
+		return;
+	}
+	table_new_row(t);
+	table_cell(t, WATCH_TIME, "%s", when);
+	for (i = 0; i < n && i < THPCOW_STAT_NR; i++) {
+		table_cell(t, WATCH_COUNTER(i), "%llu", delta(st, prev, i));
+		if (strncmp(stat_names[i], "fallback_", 9) == 0)
+			fallbacks += delta(st, prev, i);
+	}
+	table_cell(t, WATCH_FALLBACKS, "%llu", fallbacks);
+	table_print_last(t);
+}
+
+/*
+ * The Prometheus text exposition format (version 0.0.4), for
+ * node-exporter's textfile collector: each counter as thpcow_NAME_total,
+ * the memory given as whole THPs in bytes, the rules and the global mode
+ * (mode NULL: unknown) as gauges.
+ */
+void print_prometheus(FILE *f, const struct thpcow_stats *st,
+		      const char *mode, unsigned long long thp_bytes)
+{
+	static const char *const modes[] = THPCOW_MODE_NAMES;
+	static const struct {
+		unsigned int stat;
+		const char *name, *help;
+	} bytes[] = {
+		{ THPCOW_STAT_SUBSTITUTED, "thpcow_substituted_bytes_total",
+		  "Memory given as whole THPs in place of the huge zero page, in bytes" },
+		{ THPCOW_STAT_COPIED, "thpcow_copied_bytes_total",
+		  "Memory of shared THPs copied whole, in bytes" },
+	};
+	struct prom_label label = { "mode", NULL, 0 };
+	unsigned int i, n = stats_count(st);
+	char name[64], buf[32];
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "thpcow_%s_total",
+			 stat_name(i, buf, sizeof(buf)));
+		prom_family(f, name, "counter", stat_desc(i));
+		prom_sample(f, name, NULL, 0, st->counters[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bytes); i++) {
+		if (bytes[i].stat >= n)
+			continue;
+		prom_family(f, bytes[i].name, "counter", bytes[i].help);
+		prom_sample(f, bytes[i].name, NULL, 0,
+			    st->counters[bytes[i].stat] * thp_bytes);
+	}
+	prom_family(f, "thpcow_policies", "gauge", "Pid and cgroup rules in force");
+	prom_sample(f, "thpcow_policies", NULL, 0, st->policies);
+	if (!mode)
+		return;
+	prom_family(f, "thpcow_global_mode", "gauge",
+		    "The global mode: 1 for the one in force, 0 for the others");
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		label.value = modes[i];
+		prom_sample(f, "thpcow_global_mode", &label, 1,
+			    strcmp(modes[i], mode) == 0);
 	}
 }

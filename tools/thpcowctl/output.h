@@ -12,6 +12,7 @@
 #include <uapi/thpcow.h>
 
 #include "json.h"
+#include "table.h"
 
 /* One "label: value" line of text, one "key": value member of JSON. */
 enum field_type { FIELD_NULL, FIELD_STR, FIELD_UINT, FIELD_BOOL, FIELD_FLAGS };
@@ -51,13 +52,36 @@ void fput_text(FILE *f, const char *s, size_t max);
 #define ENTRY_FIELDS_MAX	8
 size_t entry_fields(const struct thpcow_entry *e, bool present,
 		    struct field *out);
-void print_entries(FILE *f, const struct thpcow_entry *e, size_t n, bool json);
+/* list: its columns, and the table (or JSON) of the entries. */
+extern const struct table_col list_cols[];
+extern const size_t list_ncols;
+extern const char *const list_defaults;
+void print_entries(FILE *f, const struct thpcow_entry *e, size_t n,
+		   const struct table_opts *o);
 
-/* Counters: absolute (prev == NULL) or per second since prev. */
+/* stats: a table of the counters, or JSON. */
+extern const struct table_col counter_cols[];
+extern const size_t counter_ncols;
+extern const char *const counter_defaults;
+
 unsigned int stats_count(const struct thpcow_stats *st);
 const char *stat_name(unsigned int i, char *buf, size_t len);
+const char *stat_desc(unsigned int i);
 unsigned long long stats_fallbacks(const struct thpcow_stats *st);
 void print_counters(FILE *f, const struct thpcow_stats *st,
-		    const struct thpcow_stats *prev, double secs, bool json);
+		    const struct table_opts *o);
+
+/* stats --watch: TIME and a column per counter; a row (or JSON line) each
+ * interval, of what each counter grew by. t NULL: JSON. */
+const struct table_col *watch_cols(void);
+extern const size_t watch_ncols;
+extern const char *const watch_defaults;
+void print_interval(FILE *f, struct table *t, const struct thpcow_stats *st,
+		    const struct thpcow_stats *prev, double secs,
+		    const char *when);
+
+/* stats --format prometheus; mode NULL if not known. */
+void print_prometheus(FILE *f, const struct thpcow_stats *st,
+		      const char *mode, unsigned long long thp_bytes);
 
 #endif /* THPCOWCTL_OUTPUT_H */

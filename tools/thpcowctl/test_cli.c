@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <locale.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,16 +240,33 @@ struct entries_case {
 	size_t n;
 	bool json;
 	const char *want;
+	const char *output;	/* -o */
+	bool noheadings, raw;
 };
+
+/* The table options of a case; -o's columns as the verbs choose them. */
+static int case_opts(struct table_opts *o, const struct table_col *cols,
+		     size_t ncols, const char *defaults)
+{
+	const char *bad;
+	size_t len;
+
+	if (table_select(cols, ncols, defaults, o, &bad, &len))
+		return fail("table_select: unknown column at [%s]", bad);
+	return PASS;
+}
 
 static int test_entries(const void *arg)
 {
 	const struct entries_case *c = arg;
+	struct table_opts o = { .output = c->output, .json = c->json,
+				.noheadings = c->noheadings, .raw = c->raw };
 	char *got = NULL;
 	int ret;
 
-	CAPTURE(got, f, print_entries(f, sample_entries + c->first, c->n,
-				      c->json));
+	if (case_opts(&o, list_cols, list_ncols, list_defaults))
+		return FAIL;
+	CAPTURE(got, f, print_entries(f, sample_entries + c->first, c->n, &o));
 	ret = expect_str("print_entries", got, c->want);
 	free(got);
 	return ret;
@@ -270,21 +288,43 @@ static const struct thpcow_stats sample_cur = {
 };
 
 struct counters_case {
-	bool rates;
+	bool watch;		/* one --watch interval (2 s) after sample_prev */
 	bool json;
 	const char *want_has;	/* a substring of the output */
 	const char *want_not;	/* must not appear */
+	const char *output;	/* -o */
+	bool noheadings, raw;
 };
+
+static void print_case_counters(FILE *f, const struct counters_case *c,
+				const struct table_opts *o)
+{
+	struct table t;
+
+	if (!c->watch) {
+		print_counters(f, &sample_cur, o);
+		return;
+	}
+	if (!c->json)
+		table_init(&t, watch_cols(), o, "intervals", f);
+	print_interval(f, c->json ? NULL : &t, &sample_cur, &sample_prev, 2.0,
+		       "2026-12-01T02:00:00+0000");
+	if (!c->json)
+		table_free(&t);
+}
 
 static int test_counters(const void *arg)
 {
 	const struct counters_case *c = arg;
+	struct table_opts o = { .output = c->output, .json = c->json,
+				.noheadings = c->noheadings, .raw = c->raw };
 	char *got = NULL;
 	int ret = PASS;
 
-	CAPTURE(got, f, print_counters(f, &sample_cur,
-				       c->rates ? &sample_prev : NULL, 2.0,
-				       c->json));
+	if (c->watch ? case_opts(&o, watch_cols(), watch_ncols, watch_defaults) :
+	    case_opts(&o, counter_cols, counter_ncols, counter_defaults))
+		return FAIL;
+	CAPTURE(got, f, print_case_counters(f, c, &o));
 	if (!strstr(got, c->want_has))
 		ret = fail("print_counters: [%s] not in:\n%s", c->want_has, got);
 	else if (c->want_not && strstr(got, c->want_not))
@@ -296,14 +336,45 @@ static int test_counters(const void *arg)
 /* The counter past those this tool knows, named by its index. */
 static int test_unknown_counter(const void *arg)
 {
+	struct table_opts o = { 0 };
 	char want[64], *got = NULL;
 	int ret = PASS;
 
 	(void)arg;
-	snprintf(want, sizeof(want), "\ncounter_%d           8\n", THPCOW_STAT_NR);
-	CAPTURE(got, f, print_counters(f, &sample_cur, NULL, 0, false));
+	if (case_opts(&o, counter_cols, counter_ncols, counter_defaults))
+		return FAIL;
+	snprintf(want, sizeof(want), "\ncounter_%d              8\n",
+		 THPCOW_STAT_NR);
+	CAPTURE(got, f, print_counters(f, &sample_cur, &o));
 	if (!strstr(got, want))
 		ret = fail("print_counters: [%s] not in:\n%s", want + 1, got);
+	free(got);
+	return ret;
+}
+
+static int test_prometheus(const void *arg)
+{
+	static const char *const want[] = {
+		"# HELP thpcow_hook_calls_total Huge PMD write faults a policy covers.\n"
+		"# TYPE thpcow_hook_calls_total counter\nthpcow_hook_calls_total 30\n",
+		"\nthpcow_substituted_total 2\n",
+		"\n# TYPE thpcow_counter_17_total counter\nthpcow_counter_17_total 8\n",
+		"# TYPE thpcow_substituted_bytes_total counter\n"
+		"thpcow_substituted_bytes_total 4194304\n",
+		"# TYPE thpcow_policies gauge\nthpcow_policies 2\n",
+		"# TYPE thpcow_global_mode gauge\nthpcow_global_mode{mode=\"kernel\"} 0\n"
+		"thpcow_global_mode{mode=\"zero\"} 1\n"
+		"thpcow_global_mode{mode=\"copy\"} 0\n",
+	};
+	char *got = NULL;
+	int ret = PASS;
+	size_t i;
+
+	(void)arg;
+	CAPTURE(got, f, print_prometheus(f, &sample_cur, "zero", 2 << 20));
+	for (i = 0; i < ARRAY_SIZE(want) && ret == PASS; i++)
+		if (!strstr(got, want[i]))
+			ret = fail("[%s] not in:\n%s", want[i], got);
 	free(got);
 	return ret;
 }
@@ -768,6 +839,8 @@ struct test {
 
 #define CASE(fn, desc, type, ...) \
 	{ desc, fn, &(const struct type){ __VA_ARGS__ } }
+#define ENTRIES(desc, ...) CASE(test_entries, desc, entries_case, __VA_ARGS__)
+#define COUNTERS(desc, ...) CASE(test_counters, desc, counters_case, __VA_ARGS__)
 #define PID(desc, ...)	CASE(test_pid, desc, num_case, __VA_ARGS__)
 #define MODE(desc, ...)	CASE(test_mode, desc, mode_case, __VA_ARGS__)
 #define JSON(desc, ...)	CASE(test_json_escape, desc, str_case, __VA_ARGS__)
@@ -813,7 +886,7 @@ struct test {
 	"COMP_WORDS=(thpcowctl " words "); " \
 	"COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE=\"${COMP_WORDS[*]}\"; " \
 	"COMP_POINT=${#COMP_LINE}; _thpcowctl; "
-#define REPLY	"echo \"${COMPREPLY[*]}\""
+#define REPLY	"echo \"${COMPREPLY[*]}\"; "
 #define BASH_COMPLETION	"/usr/share/bash-completion/bash_completion"
 #define NOT_LOADED	MISSING_DEVICE ": module not loaded (try: thpcowctl load)"
 #define MOUNTINFO_LINE(root, mnt, type) \
@@ -911,54 +984,99 @@ static const struct test tests[] = {
 	     "{\"loaded\":true,\"version\":\"0.1.0\",\"abi\":null,"
 	     "\"flags\":[\"children\",\"0x100000\"],\"name\":\"a\\tb\"}\n"),
 
-	/* no header for an empty list, or garbage rows */
-	CASE(test_entries, "list: no entries is a header only", entries_case, 0,
-	     0, false, "SCOPE  TARGET  MODE  FLAGS  SUBSTITUTIONS\n"),
+	/* garbage rows for an empty list (libsmartcols prints nothing) */
+	ENTRIES("list: no entries is nothing", .first = 0, .n = 0, .want = ""),
 	/* widths from the header only; numbers not right-aligned; a comm
-	 * without NUL read past its field; UTF-8 counted in bytes */
-	CASE(test_entries, "list: table", entries_case, 0, 4, false,
-	     "SCOPE   TARGET                   MODE    FLAGS           SUBSTITUTIONS\n"
-	     "pid     1234 (bash)              zero    children                   42\n"
-	     "cgroup  /machine.slice/vm \"1\"    kernel  -                     1234567\n"
-	     "pid     7 (a\\x0acdefghijklmnop)  zero    -                           0\n"
-	     "cgroup  /d\xc3\xa9j\xc3\xa0"
-	     "                    zero    path_truncated              0\n"),
+	 * without NUL read past its field or its newline forging a row */
+	ENTRIES("list: table", .n = 4, .want =
+		"SCOPE  TARGET                  MODE   FLAGS          SUBSTITUTIONS\n"
+		"pid    1234 (bash)             zero   children                  42\n"
+		"cgroup /machine.slice/vm \"1\"   kernel -                    1234567\n"
+		"pid    7 (a\\x0acdefghijklmnop) zero   -                          0\n"
+		"cgroup /d\xc3\xa9j\xc3\xa0                   zero   path_truncated             0\n"),
 	/* a column sized by bytes, not characters, when UTF-8 is widest */
-	CASE(test_entries, "list: UTF-8 width", entries_case, 3, 1, false,
-	     "SCOPE   TARGET  MODE  FLAGS           SUBSTITUTIONS\n"
-	     "cgroup  /d\xc3\xa9j\xc3\xa0   zero  path_truncated              0\n"),
+	ENTRIES("list: UTF-8 width", .first = 3, .n = 1, .want =
+		"SCOPE  TARGET MODE FLAGS          SUBSTITUTIONS\n"
+		"cgroup /d\xc3\xa9j\xc3\xa0  zero path_truncated             0\n"),
+	/* -o: the columns named, in that order, empty where they do not apply */
+	ENTRIES("list: -o PID,COMM,CGROUP,CGROUP_ID", .n = 2,
+		.output = "PID,COMM,CGROUP,CGROUP_ID", .want =
+		" PID COMM CGROUP                CGROUP_ID\n"
+		"1234 bash                       \n"
+		"          /machine.slice/vm \"1\"        77\n"),
+	/* -o +LIST not adding to the defaults; names in lower case refused */
+	ENTRIES("list: -o +pid adds to the defaults", .n = 1, .output = "+pid",
+		.want = "SCOPE TARGET      MODE FLAGS    SUBSTITUTIONS  PID\n"
+		"pid   1234 (bash) zero children            42 1234\n"),
+	/* -n printing the header all the same */
+	ENTRIES("list: -n", .n = 1, .noheadings = true, .want =
+		"pid   1234 (bash) zero children            42\n"),
+	/* -r aligning, or leaving a blank inside a cell unescaped */
+	ENTRIES("list: -r", .n = 2, .raw = true, .want =
+		"SCOPE TARGET MODE FLAGS SUBSTITUTIONS\n"
+		"pid 1234\\x20(bash) zero children 42\n"
+		"cgroup /machine.slice/vm\\x20\"1\" kernel - 1234567\n"),
+	/* -J -o: libsmartcols' JSON of the chosen columns, numbers as numbers */
+	ENTRIES("list: -J -o SCOPE,SUBSTITUTIONS", .n = 2, .json = true,
+		.output = "SCOPE,SUBSTITUTIONS", .want =
+		"{\n   \"policies\": [\n      {\n         \"scope\": \"pid\",\n"
+		"         \"substitutions\": 42\n      },{\n"
+		"         \"scope\": \"cgroup\",\n"
+		"         \"substitutions\": 1234567\n      }\n   ]\n}\n"),
 	/* the JSON list drifting from the get schema, or unescaped paths */
-	CASE(test_entries, "list: JSON", entries_case, 0, 2, true,
-	     "{\"policies\":[{\"scope\":\"pid\",\"pid\":1234,\"comm\":\"bash\","
-	     "\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":42},"
-	     "{\"scope\":\"cgroup\",\"cgroup\":\"/machine.slice/vm \\\"1\\\"\","
-	     "\"cgroup_id\":77,\"mode\":\"kernel\",\"flags\":[],"
-	     "\"substitutions\":1234567}]}\n"),
+	ENTRIES("list: JSON", .n = 2, .json = true, .want =
+		"{\"policies\":[{\"scope\":\"pid\",\"pid\":1234,\"comm\":\"bash\","
+		"\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":42},"
+		"{\"scope\":\"cgroup\",\"cgroup\":\"/machine.slice/vm \\\"1\\\"\","
+		"\"cgroup_id\":77,\"mode\":\"kernel\",\"flags\":[],"
+		"\"substitutions\":1234567}]}\n"),
 	/* an empty list printed as nothing at all */
-	CASE(test_entries, "list: empty JSON", entries_case, 0, 0, true,
-	     "{\"policies\":[]}\n"),
+	ENTRIES("list: empty JSON", .json = true, .want = "{\"policies\":[]}\n"),
 
 	/* names off by one against the counters */
-	CASE(test_counters, "stats: name value lines", counters_case, false,
-	     false, "hook_calls           30\nsubstituted          2\n", NULL),
+	COUNTERS("stats: a table of the counters", .want_has =
+		 "COUNTER             VALUE\nhook_calls             30\n"
+		 "substituted             2\n"),
 	/* counters a newer module added dropped or misnamed */
 	{ "stats: an unknown counter is counter_N", test_unknown_counter, NULL },
-	/* rates as totals, or not divided by the interval */
-	CASE(test_counters, "stats: rates per second", counters_case, true,
-	     false, "interval_s           2.00\nhook_calls           10.00\n", NULL),
-	/* a counter that went backwards becomes a huge rate */
-	CASE(test_counters, "stats: a reset counter is not a huge rate",
-	     counters_case, true, false, "substituted          1.00\n", NULL),
-	/* a counter the previous sample lacked compared with garbage */
-	CASE(test_counters, "stats: rates only for counters both samples hold",
-	     counters_case, true, false, "inherit_failed", "counter_"),
+	/* the DESCRIPTION column not from the counter's own line */
+	COUNTERS("stats: -o COUNTER,DESCRIPTION", .output = "COUNTER,DESCRIPTION",
+		 .want_has = "\nfallback_charge     Fallbacks: the memory cgroup "
+		 "could not take 2 MiB more\n", .want_not = "VALUE"),
+	COUNTERS("stats: -n", .noheadings = true, .want_has = "hook_calls  ",
+		 .want_not = "COUNTER"),
+	COUNTERS("stats: -r", .raw = true, .want_has =
+		 "COUNTER VALUE\nhook_calls 30\nsubstituted 2\n"),
+	COUNTERS("stats: -J -o", .json = true, .output = "counter,value",
+		 .want_has = "{\n   \"counters\": [\n      {\n"
+		 "         \"counter\": \"hook_calls\",\n         \"value\": 30\n"),
 	/* JSON keys drifting from the text names */
-	CASE(test_counters, "stats: JSON", counters_case, false, true,
-	     "{\"policies\":2,\"counters\":{\"hook_calls\":30,\"substituted\":2,",
-	     NULL),
-	/* JSON rates not an object of numbers */
-	CASE(test_counters, "stats: JSON rates", counters_case, true, true,
-	     "{\"interval_s\":2.00,\"rates\":{\"hook_calls\":10.00,", NULL),
+	COUNTERS("stats: JSON", .json = true, .want_has =
+		 "{\"policies\":2,\"counters\":{\"hook_calls\":30,\"substituted\":2,"),
+	/* totals instead of what grew; a reset counter as a huge number; the
+	 * fallbacks not summed; the time missing */
+	COUNTERS("stats --watch: a header and a row of deltas", .watch = true,
+		 .want_has =
+		 "TIME                       HOOK_CALLS  SUBSTITUTED  PASSTHROUGH"
+		 "    FALLBACKS       COPIED        SPLIT\n"
+		 "2026-12-01T02:00:00+0000           20            2            0"
+		 "            0            0            0\n"),
+	/* a counter the previous sample lacked compared with garbage */
+	COUNTERS("stats --watch: -o any counter, not one the sample lacked",
+		 .watch = true, .output = "RETRY_RACE,INHERIT_FAILED",
+		 .want_has = "  RETRY_RACE  INHERIT_FAILED\n           0               0\n"),
+	COUNTERS("stats --watch: -n", .watch = true, .noheadings = true,
+		 .want_has = "2026-12-01T02:00:00+0000           20", .want_not = "TIME"),
+	/* JSON lines without the time, or rates not divided by the interval */
+	COUNTERS("stats --watch -J", .watch = true, .json = true, .want_has =
+		 "{\"time\":\"2026-12-01T02:00:00+0000\",\"interval_s\":2.00,"
+		 "\"deltas\":{\"hook_calls\":20,\"substituted\":2,"),
+	COUNTERS("stats --watch -J: rates", .watch = true, .json = true,
+		 .want_has = "\"rates\":{\"hook_calls\":10.00,\"substituted\":1.00,",
+		 .want_not = "counter_"),
+	/* a counter as a gauge, bytes not THP-sized, HELP/TYPE missing, the
+	 * global mode not one-hot */
+	{ "stats --format prometheus", test_prometheus, NULL },
 	/* retry_race (not a fallback) added into the headline */
 	{ "stats: fallbacks sums fallback_* only", test_fallbacks, NULL },
 
@@ -1173,8 +1291,8 @@ static const struct test tests[] = {
 	    "  unload    unload the module\n", NULL, "--help"),
 	/* verb help not generated from the table */
 	CLI("cli: VERB --help, exit 0", 0,
-	    "Usage: thpcowctl set (--pid PID [--children] | --cgroup PATH | "
-	    "--global) MODE", NULL, "set", "--help"),
+	    "Usage: thpcowctl set (-p PID [--children] | -c PATH | -g) MODE",
+	    NULL, "set", "--help"),
 	/* the mode list in help not generated from THPCOW_MODE_NAMES */
 	CLI("cli: help VERB lists the modes", 0,
 	    "MODE is one of: kernel, zero, copy, split.", NULL, "help", "exec"),
@@ -1255,10 +1373,10 @@ static const struct test tests[] = {
 	{ "cli: exec without the module does not run COMMAND",
 	  test_exec_not_run, NULL },
 	/* status failing (or lying) when the module is simply not there */
-	CLI_UNLOADED("cli: status without the module, exit 0", 0,
-		     "module loaded:     no\n", NULL, "status"),
+	CLI_UNLOADED("cli: status without the module, exit 3", 3,
+		     "module loaded:      no\n", NULL, "status"),
 	/* status --json without the keys it documents */
-	CLI_UNLOADED("cli: status --json without the module", 0,
+	CLI_UNLOADED("cli: status --json without the module, exit 3", 3,
 		     "{\"loaded\":false,\"module_version\":null,\"abi\":null,"
 		     "\"tool_version\":\"" THPCOW_VERSION "\",\"tool_abi\":1,"
 		     "\"kernel\":", NULL, "status", "--json"),
@@ -1335,6 +1453,14 @@ static const struct test tests[] = {
 	   "*'\"without_thpcow\":\"splits\"'*|*'\"without_thpcow\":\"whole THP\"'*) "
 	   "[ $rc = 0 ];; *'\"without_thpcow\":\"unknown\"'*) [ $rc = 1 ];; "
 	   "*) false;; esac", ""),
+	/* the THP settings not read, or the whole "always [madvise] never" */
+	SH("cli: status shows the THP settings", "/usr/bin/jq",
+	   "t=/sys/kernel/mm/transparent_hugepage; [ -r $t/enabled ] || exit 0; "
+	   "w() { sed 's/.*\\[\\(.*\\)\\].*/\\1/' \"$t/$1\"; }; "
+	   "\"$1/thpcowctl\" status --json | jq -r '[.thp_enabled, .thp_defrag, "
+	   ".thp_use_zero_page, .khugepaged_defrag] | join(\" \")' | "
+	   "grep -qxF \"$(w enabled) $(w defrag) $(cat $t/use_zero_page) "
+	   "$(cat $t/khugepaged/defrag)\" || echo differ", ""),
 	/* status without the module not saying what the kernel does */
 	SH("cli: status without the module: what the kernel does alone", "/bin/bash",
 	   "[ ! -d /sys/module/thpcow ] || exit 0; \"$1/thpcowctl\" status | "
@@ -1343,12 +1469,62 @@ static const struct test tests[] = {
 	{ "cli: apply without the module, exit 1", test_cli, &(const struct cli_case){
 	  { "apply", "-" }, 1, NULL, NOT_LOADED, 0, NULL, NULL, "global zero\n",
 	  false } },
+	/* a metric a real parser refuses, or values other than the counters */
+	SH("stats --format prometheus: prometheus_client parses it",
+	   "/usr/lib/python3/dist-packages/prometheus_client/parser.py",
+	   "export THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null; "
+	   "t=$(mktemp -d); LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" "
+	   "stats --format prometheus >\"$t/p\" && "
+	   "{ LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" stats -n -r; "
+	   "echo policies 2; echo global_mode zero; } >\"$t/s\" && "
+	   "\"$1/../../tests/guest/prometheus-check.py\" \"$t/p\" \"$t/s\" 2097152; "
+	   "rm -rf \"$t\"", "ok\n"),
+	/* usage's metrics refused by a real parser, or other than debugfs'
+	 * rows (the fake device's, as debugfs usage would show them) */
+	SH("usage --format prometheus: prometheus_client parses it",
+	   "/usr/lib/python3/dist-packages/prometheus_client/parser.py",
+	   "export THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null; "
+	   "t=$(mktemp -d); LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" "
+	   "usage --format prometheus >\"$t/p\" && "
+	   "printf '# scope\\ttarget\\tsubstituted\\tcopied\\tsplit\\tfallback_ineligible\\t"
+	   "fallback_uffd\\tfallback_alloc\\tfallback_charge\\tfallback_unstable\\t"
+	   "fallback_pinned\\tthp_bytes\\tname\\n"
+	   "cgroup\\t99\\t128\\t0\\t0\\t0\\t2\\t3\\t0\\t0\\t0\\t268435456\\t"
+	   "/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\\n"
+	   "pid\\t42\\t64\\t1\\t0\\t0\\t0\\t0\\t0\\t0\\t0\\t136314880\\tqemu\"kvm\\n"
+	   "other\\t-\\t0\\t0\\t0\\t5\\t0\\t0\\t0\\t0\\t0\\t0\\t-\\n"
+	   "# slots 1 of 1024\\n' >\"$t/d\" && "
+	   "\"$1/../../tests/guest/prometheus-check.py\" --usage \"$t/p\" \"$t/d\"; "
+	   "rm -rf \"$t\"", "ok\n"),
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
 	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),
 	/* the same for the rules file's page */
 	SH("man: thpcow.conf.5 renders without warnings", "/usr/bin/man",
 	   "MANWIDTH=80 man --warnings -l \"$1/thpcow.conf.5\" >/dev/null", ""),
+	/* the module's page with groff warnings */
+	SH("man: thpcow.4 renders without warnings", "/usr/bin/man",
+	   "MANWIDTH=80 man --warnings -l \"$1/thpcow.4\" >/dev/null", ""),
+	/* a counter, an ioctl or a parameter added and not documented */
+	SH("man: thpcow.4 has every counter, ioctl and parameter", "/usr/bin/man",
+	   "page=$(MANWIDTH=200 man -l \"$1/thpcow.4\" 2>/dev/null); "
+	   "u=\"$1/../../include/uapi/thpcow.h\"; "
+	   "for w in $(sed -n '/^#define THPCOW_STAT_NAMES/,/^}/p' \"$u\" | grep -o '\"[a-z_]*\"' | tr -d '\"') "
+	   "$(grep -o '^#define THPCOW_IOC_[A-Z]*' \"$u\" | awk '$2 != \"THPCOW_IOC_MAGIC\" { print $2 }') "
+	   "$(sed -n 's/^module_param[a-z_]*(\\([a-z_]*\\),.*/\\1/p' \"$1/../../module/\"*.c); do "
+	   "grep -qE \"^       $w( |=|$)\" <<<\"$page\" || echo \"$w is missing\"; done", ""),
+	/* a column -o takes and the page does not name */
+	SH("man: thpcowctl.8 names every column", "/usr/bin/man",
+	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
+	   "for c in $(\"$1/thpcowctl\" list --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') "
+	   "$(\"$1/thpcowctl\" stats --help | sed -n '/^Available/,/^$/s/^  \\([A-Z_]*\\) .*/\\1/p') "
+	   "$(\"$1/thpcowctl\" usage --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') TIME FALLBACKS; do "
+	   "grep -qw \"$c\" <<<\"$page\" || echo \"$c is missing\"; done", ""),
+	/* the options section without one of the global options */
+	SH("man: thpcowctl.8 has every global option", "/usr/bin/man",
+	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
+	   "for o in $(\"$1/thpcowctl\" --help | sed -n '/^Options/,/^$/s/^  \\(-[a-zA-Z]\\), \\(--[a-z]*\\).*/\\1 \\2/p'); do "
+	   "grep -qe \"^       .*$o\" <<<\"$page\" || echo \"$o is missing\"; done", ""),
 	/* the man page not covering every verb */
 	SH("man: every verb is documented", "/usr/bin/man",
 	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
@@ -1369,9 +1545,39 @@ static const struct test tests[] = {
 	SH("completion: trace's options", BASH_COMPLETION,
 	   COMPLETE("trace --") REPLY,
 	   "--json --count --duration --pid --help\n"),
+	/* usage's options, or --format's values, not completed */
+	SH("completion: usage and its options", BASH_COMPLETION,
+	   "PATH=\"$1:$PATH\"; "
+	   COMPLETE("usage --") REPLY COMPLETE("usage --format p") REPLY
+	   COMPLETE("usage -o SCOPE,ANON") REPLY,
+	   "--cgroup --pid --json --output --noheadings --raw --format --help\n"
+	   "prometheus\nSCOPE,ANON_THP_MIB SCOPE,ANON_THP_BYTES\n"),
 	/* apply's option not completed */
 	SH("completion: apply's options", BASH_COMPLETION,
 	   COMPLETE("apply --") REPLY, "--check --help\n"),
+	/* the table options not completed */
+	SH("completion: list's options", BASH_COMPLETION,
+	   COMPLETE("list --") REPLY,
+	   "--json --output --noheadings --raw --help\n"),
+	SH("completion: stats' options and formats", BASH_COMPLETION,
+	   COMPLETE("stats --") REPLY COMPLETE("stats --format p") REPLY,
+	   "--json --output --noheadings --raw --format --watch --count --help\n"
+	   "prometheus\n"),
+	/* -o's columns, after a comma too */
+	SH("completion: list -o COLUMNS", BASH_COMPLETION,
+	   COMPLETE("list -o SCOPE,C") REPLY,
+	   "SCOPE,COMM SCOPE,CGROUP SCOPE,CGROUP_ID\n"),
+	SH("completion: stats -o and stats --watch -o", BASH_COMPLETION,
+	   "PATH=\"$1:$PATH\"; " COMPLETE("stats -o D") REPLY
+	   COMPLETE("stats --watch 1 -o TIME,SUB") REPLY,
+	   "DESCRIPTION\nTIME,SUBSTITUTED\n"),
+	/* the global options, and the verb after them */
+	SH("completion: options before the verb", BASH_COMPLETION,
+	   COMPLETE("--n") REPLY COMPLETE("-J -o SCOPE li") REPLY,
+	   "--noheadings\nlist\n"),
+	SH("completion: -p offers process ids", BASH_COMPLETION,
+	   COMPLETE("get -p \"\"")
+	   "[[ \" ${COMPREPLY[*]} \" == *\" $$ \"* ]] && echo ok", "ok\n"),
 	/* trace --pid offering the options, or nothing */
 	SH("completion: trace --pid offers process ids", BASH_COMPLETION,
 	   COMPLETE("trace --pid \"\"")
@@ -1431,13 +1637,19 @@ static const struct test tests[] = {
 	FAKE("fake: get --pid --json", NULL, 0,
 	     ",\"mode\":\"zero\",\"flags\":[\"children\"],\"substitutions\":5,"
 	     "\"present\":true,\"effective_mode\":\"zero\","
-	     "\"effective_scope\":\"pid\"}\n", NULL,
+	     "\"effective_scope\":\"pid\",\"effective_cgroup\":null,"
+	     "\"effective_cgroup_id\":null}\n", NULL,
 	     "GET scope=2 mode=0 flags=0 pid=1 cgroup=-\n",
 	     "get", "--pid", "1", "--json"),
 	/* a policy that is not there shown as mode "kernel" */
 	FAKE("fake: get --pid without a policy", "FAKE_ABSENT=1", 0,
 	     "\"mode\":null,\"flags\":[],\"substitutions\":0,\"present\":false,"
-	     "\"effective_mode\":\"zero\",\"effective_scope\":\"cgroup\"}\n",
+	     "\"effective_mode\":\"zero\",\"effective_scope\":\"cgroup\","
+	     "\"effective_cgroup\":",
+	     NULL, "GET", "get", "--pid", "1", "--json"),
+	/* the id of the cgroup whose rule applies not shown */
+	FAKE("fake: get --pid names the cgroup id", "FAKE_ABSENT=1", 0,
+	     "\"effective_cgroup_id\":1}\n",
 	     NULL, "GET", "get", "--pid", "1", "--json"),
 	/* the cgroup shown by the argument rather than below the root */
 	FAKE_CG("fake: get --cgroup text", NULL, 0,
@@ -1451,28 +1663,113 @@ static const struct test tests[] = {
 	     "get", "--global", "--json"),
 	/* LIST not sized first, or entries read past what was filled */
 	FAKE("fake: list", NULL, 0,
-	     "SCOPE   TARGET          MODE    FLAGS     SUBSTITUTIONS\n"
-	     "pid     42 (qemu\"kvm)   zero    children              7\n"
-	     "cgroup  /machine.slice  kernel  -                     0\n", NULL,
+	     "SCOPE  TARGET         MODE   FLAGS    SUBSTITUTIONS\n"
+	     "pid    42 (qemu\"kvm)  zero   children             7\n"
+	     "cgroup /machine.slice kernel -                    0\n", NULL,
 	     "LIST room=0\nLIST room=6\n", "list"),
+	/* USAGE not sized first, or a row missing from the table */
+	/* (libsmartcols shows a backslash as \x5c, as lsblk does) */
+	FAKE("fake: usage table", NULL, 0,
+	     "SCOPE  TARGET                                             SUBSTITUTED COPIED FALLBACKS THP_MIB ANON_THP_MIB\n"
+	     "cgroup /machine.slice/machine-qemu\\x5cx2d1\\x5cx2dvm.scope         128      0         5     256            -\n"
+	     "pid    42 (qemu\"kvm)                                               64      1         0     130            -\n"
+	     "other  (other)                                                      0      0         5       0            -\n",
+	     NULL, "USAGE room=0\nUSAGE room=7\n", "usage"),
+	/* JSON rows without their counters, MiB or an escaped path */
+	FAKE("fake: usage --json", NULL, 0,
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\","
+	     "\"cgroup\":\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\","
+	     "\"cgroup_id\":99,\"substituted\":128,\"copied\":0,\"split\":0,"
+	     "\"fallback_ineligible\":0,\"fallback_uffd\":2,"
+	     "\"fallback_alloc\":3,\"fallback_charge\":0,"
+	     "\"fallback_unstable\":0,\"fallback_pinned\":0,"
+	     "\"fallbacks\":5,\"thp_bytes\":268435456,\"thp_mib\":256,"
+	     "\"anon_thp_bytes\":null},{\"scope\":\"pid\",\"pid\":42,"
+	     "\"comm\":\"qemu\\\"kvm\",", NULL, "USAGE", "usage", "--json"),
+	/* the exposition format without HELP/TYPE, units or escaped labels */
+	FAKE("fake: usage --format prometheus", NULL, 0,
+	     "# HELP thpcow_usage_substituted_total Write faults on the huge zero page given a whole THP.\n"
+	     "# TYPE thpcow_usage_substituted_total counter\n"
+	     "thpcow_usage_substituted_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\"} 128\n"
+	     "thpcow_usage_substituted_total{scope=\"pid\",pid=\"42\",comm=\"qemu\\\"kvm\"} 64\n"
+	     "thpcow_usage_substituted_total{scope=\"other\"} 0\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	FAKE("fake: usage prometheus fallbacks by reason", NULL, 0,
+	     "thpcow_usage_fallbacks_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\",reason=\"alloc\"} 3\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	FAKE("fake: usage prometheus bytes", NULL, 0,
+	     "# TYPE thpcow_usage_thp_bytes_total counter\n"
+	     "thpcow_usage_thp_bytes_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\"} 268435456\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	/* --pid not keeping only the process's row */
+	FAKE("fake: usage --pid", NULL, 0,
+	     "{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"pid\",\"pid\":42,",
+	     NULL, "USAGE", "usage", "--pid", "42", "--json"),
+	FAKE("fake: usage --pid of a missing process", NULL, 1, NULL,
+	     "thpcowctl: no such process: 999999\n", "USAGE",
+	     "usage", "--pid", "999999"),
+	FAKE("fake: usage --pid of a process without a pid rule", NULL, 1, NULL,
+	     "thpcowctl: pid 1: no pid rule covers it", "USAGE",
+	     "usage", "--pid", "1"),
+	/* a cgroup without a row shown as nothing, or a file taken for one */
+	FAKE_CG("fake: usage --cgroup without a row is zeros", NULL, 0,
+		"{\"slots\":1024,\"slots_used\":1,\"usage\":[{\"scope\":\"cgroup\",\"cgroup\":\"/\","
+		"\"cgroup_id\":1,\"substituted\":0,", NULL, "USAGE",
+		"usage", "--cgroup", "/", "--json"),
+	FAKE_CG("fake: usage --cgroup of a file", NULL, 1, NULL,
+		"not a cgroup v2 directory", "USAGE",
+		"usage", "--cgroup", "/cgroup.procs"),
+	FAKE("fake: usage --pid and --cgroup", NULL, 2, NULL,
+	     "thpcowctl: usage: --pid and --cgroup are mutually exclusive\n",
+	     "", "usage", "--pid", "42", "--cgroup", "/"),
+	FAKE("fake: usage --format bogus", NULL, 2, NULL,
+	     "thpcowctl: usage: unknown format 'bogus'", "",
+	     "usage", "--format", "bogus"),
+	FAKE("fake: usage --json --format", NULL, 2, NULL,
+	     "mutually exclusive", "", "usage", "--json", "--format", "json"),
+	/* usage's table options: -o's columns, -J -o as libsmartcols' JSON
+	 * (null for a cell a row does not have), -n -r, and -p from the
+	 * option table */
+	FAKE("fake: usage -J -o", NULL, 0,
+	     "{\n   \"usage\": [\n      {\n         \"scope\": \"cgroup\",\n"
+	     "         \"cgroup_id\": 99,\n         \"pid\": null\n      },{\n",
+	     NULL, "USAGE", "-J", "-o", "SCOPE,CGROUP_ID,PID", "usage"),
+	FAKE("fake: usage -p PID -n -r -o", NULL, 0,
+	     "pid 42 qemu\"kvm 64 136314880\n", NULL, "USAGE", "usage", "-p",
+	     "42", "-n", "-r", "-o", "SCOPE,PID,COMM,SUBSTITUTED,THP_BYTES"),
+	FAKE_CG("fake: usage -c PATH", NULL, 0,
+		"cgroup / 0\n", NULL, "USAGE", "usage", "-c", "/", "-n", "-r",
+		"-o", "SCOPE,CGROUP,SUBSTITUTED"),
+	CLI("cli: usage -o BOGUS, exit 2", 2, NULL,
+	    "thpcowctl: usage: unknown column 'BOGUS' (see 'thpcowctl usage --help')",
+	    "usage", "-o", "BOGUS"),
+	CLI("cli: usage -J -n, exit 2", 2, NULL,
+	    "thpcowctl: usage: -n and -r are for the table", "usage", "-J", "-n"),
+	CLI("cli: usage --format prometheus -r, exit 2", 2, NULL,
+	    "thpcowctl: usage: --format prometheus takes none of -o, -n, -r",
+	    "usage", "--format", "prometheus", "-r"),
+	CLI("cli: usage --help lists the columns", 0,
+	    "  ANON_THP_MIB        MiB of anonymous THPs now", NULL, "usage",
+	    "--help"),
 	/* a list that grew past the room not asked for again */
 	FAKE("fake: list retries when the list grew", "FAKE_LIST_GROW=1", 0,
-	     "pid     43 (late)       zero    -                     0\n"
-	     "pid     42 (qemu\"kvm)   zero    children              7\n"
-	     "cgroup  /machine.slice  kernel  -                     0\n", NULL,
+	     "pid    43 (late)      zero   -                    0\n"
+	     "pid    42 (qemu\"kvm)  zero   children             7\n"
+	     "cgroup /machine.slice kernel -                    0\n", NULL,
 	     "LIST room=0\nLIST room=6\nLIST room=14\n", "list"),
 	/* the counters not named from THPCOW_STAT_NAMES */
 	FAKE("fake: stats", NULL, 0,
-	     "hook_calls           1\nsubstituted          11\n", NULL, NULL,
+	     "COUNTER             VALUE\nhook_calls              1\n"
+	     "substituted            11\n", NULL, NULL,
 	     "stats"),
 	/* headline counters from the wrong index; fallbacks not summed */
 	FAKE("fake: status --json", NULL, 0,
 	     "\"native_zero\":true,\"global_mode\":\"zero\",\"policies\":2,"
-	     "\"substituted\":11,\"fallbacks\":566,\"hook_calls\":1}\n", NULL,
+	     "\"substituted\":11,\"fallbacks\":566,\"hook_calls\":1,", NULL,
 	     "GET scope=0", "status", "--json"),
 	/* another ABI's answers trusted */
 	FAKE("fake: status with another ABI", "FAKE_ABI=2", 1,
-	     "module abi:        2\nthpcowctl version: " THPCOW_VERSION "\n",
+	     "module abi:         2\nthpcowctl version:  " THPCOW_VERSION "\n",
 	     "ABI mismatch: the module (0.1.0) speaks ABI 2", NULL, "status"),
 	/* a command sent to a module of another ABI */
 	FAKE("fake: list with another ABI", "FAKE_ABI=2", 1, NULL,
@@ -1545,9 +1842,92 @@ static const struct test tests[] = {
 	APPLY("fake: apply clears no cgroup but the rule's", "FAKE_LIST_ROOT=7",
 	      "", 1, "thpcowctl: clear cgroup / (not in <stdin>): ",
 	      "LIST room=0\nLIST room=6\n"),
+	/* global options not reaching the verb */
+	FAKE("fake: -J before the verb", NULL, 0, "{\"policies\":[{\"scope\":\"pid\"",
+	     NULL, "LIST room=6\n", "-J", "list"),
+	FAKE("fake: --json before the verb", NULL, 0, "{\"loaded\":true,", NULL,
+	     "GET scope=0", "--json", "status"),
+	FAKE("fake: -n -o before the verb, -r after it", NULL, 0,
+	     "pid 42 qemu\"kvm\ncgroup  \n", NULL, "LIST room=6\n",
+	     "-n", "-o", "SCOPE,PID,COMM", "list", "-r"),
+	FAKE("fake: --output=LIST --noheadings --raw", NULL, 0,
+	     "zero\nkernel\n", NULL, "LIST room=6\n", "list", "--output=mode",
+	     "--noheadings", "--raw"),
+	/* a global option for a verb without it taken silently */
+	CLI("cli: -J before a verb without JSON, exit 2", 2, NULL,
+	    "thpcowctl: set: unknown option '--json'", "-J", "set", "-g", "zero"),
+	CLI("cli: -o before a verb without a table, exit 2", 2, NULL,
+	    "thpcowctl: status: unknown option '--output'", "-o", "X", "status"),
+	CLI("cli: an unknown option before the verb, exit 2", 2, NULL,
+	    "thpcowctl: unknown option '-x'", "-x", "list"),
+	CLI("cli: -o without COLUMNS before the verb, exit 2", 2, NULL,
+	    "thpcowctl: option '-o' needs an argument", "-o"),
+	CLI("cli: options but no verb, exit 2", 2, NULL,
+	    "thpcowctl: missing VERB", "-J"),
+	CLI_UNLOADED("cli: -V", 0, "thpcowctl " THPCOW_VERSION " (ABI 1)\n", NULL,
+		     "-V"),
+	CLI("cli: -h", 0, "Usage: thpcowctl [OPTIONS] VERB [ARG...]", NULL, "-h"),
+	/* the short options of the scopes */
+	FAKE("fake: set -p", NULL, 0, NULL, NULL,
+	     "SET scope=2 mode=1 flags=0 pid=1234 cgroup=-\n", "set", "-p", "1234",
+	     "zero"),
+	FAKE("fake: set -g", NULL, 0, NULL, NULL,
+	     "SET scope=0 mode=3 flags=0 pid=0 cgroup=-\n", "set", "-g", "split"),
+	FAKE_CG("fake: clear -c", NULL, 0, NULL, NULL,
+		"CLEAR scope=1 mode=0 flags=0 pid=0 cgroup=ok\n", "clear", "-c", "/"),
+	FAKE("fake: get -J -p", NULL, 0, "{\"scope\":\"pid\",\"pid\":1,", NULL,
+	     "GET scope=2", "get", "-J", "-p", "1"),
+	FAKE("fake: -pPID attached", NULL, 0, "pid:                 77\n", NULL,
+	     "GET scope=2 mode=0 flags=0 pid=77 ",
+	     "get", "-p77"),
+	/* -o: an unknown column taken as none, or as the defaults */
+	CLI("cli: list -o BOGUS, exit 2", 2, NULL,
+	    "thpcowctl: list: unknown column 'BOGUS' (see 'thpcowctl list --help')",
+	    "list", "-o", "SCOPE,BOGUS"),
+	CLI("cli: list -o with an empty name, exit 2", 2, NULL,
+	    "thpcowctl: list: unknown column ''", "list", "-o", "SCOPE,"),
+	CLI("cli: stats -o a --watch column without --watch, exit 2", 2, NULL,
+	    "thpcowctl: stats: unknown column 'SUBSTITUTED'", "stats", "-o",
+	    "SUBSTITUTED"),
+	CLI("cli: stats --watch -o a one-shot column, exit 2", 2, NULL,
+	    "thpcowctl: stats: unknown column 'VALUE'", "stats", "--watch", "1",
+	    "-o", "VALUE"),
+	CLI("cli: list -J -n, exit 2", 2, NULL,
+	    "thpcowctl: list: -n and -r are for the table", "list", "-J", "-n"),
+	CLI("cli: stats -J -r, exit 2", 2, NULL,
+	    "thpcowctl: stats: -n and -r are for the table", "stats", "-J", "-r"),
+	CLI("cli: stats --format bogus, exit 2", 2, NULL,
+	    "thpcowctl: stats: unknown format 'bogus': expected text, json or "
+	    "prometheus", "stats", "--format", "bogus"),
+	CLI("cli: stats --format prometheus -o, exit 2", 2, NULL,
+	    "--format prometheus takes none of", "stats", "--format",
+	    "prometheus", "-o", "COUNTER"),
+	CLI("cli: stats --watch -J -o, exit 2", 2, NULL,
+	    "thpcowctl: stats: --watch -J prints every counter: no -o", "stats",
+	    "--watch", "1", "-J", "-o", "TIME"),
+	/* the columns missing from VERB --help */
+	CLI("cli: list --help lists the columns", 0,
+	    "Available output columns (-o):\n  SCOPE ", NULL, "list", "--help"),
+	CLI("cli: stats --help lists the columns", 0,
+	    "  DESCRIPTION         what it counts\n", NULL, "help", "stats"),
+	FAKE("fake: stats --format json is -J", NULL, 0,
+	     "{\"policies\":2,\"counters\":{\"hook_calls\":1,", NULL, NULL,
+	     "stats", "--format", "json"),
+	FAKE("fake: stats --format text is the table", NULL, 0,
+	     "COUNTER             VALUE\n", NULL, NULL, "stats", "--format", "text"),
+	FAKE("fake: stats --format prometheus", NULL, 0,
+	     "# TYPE thpcow_substituted_total counter\nthpcow_substituted_total 11\n",
+	     NULL, "GET scope=0", "stats", "--format", "prometheus"),
+	/* the header repeated, or a row without its time */
+	SH("fake: stats --watch 1 --count 2: a header, then two rows", "/bin/bash",
+	   "THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null "
+	   "LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" stats --watch 1 "
+	   "--count 2 -o TIME,SUBSTITUTED | sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2}T"
+	   "[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{4}/T/'",
+	   "TIME                      SUBSTITUTED\nT            0\nT            0\n"),
 	/* --watch not printing rates per interval, or not stopping */
 	FAKE("fake: stats --watch 1 --count 1", NULL, 0,
-	     "\"rates\":{\"hook_calls\":0.00,", NULL, NULL,
+	     "\"deltas\":{\"hook_calls\":0,", NULL, NULL,
 	     "stats", "--watch", "1", "--count", "1", "--json"),
 };
 
@@ -1562,6 +1942,8 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	cli_path = argv[1];
+	/* libsmartcols measures UTF-8 by the locale, as on a terminal */
+	setlocale(LC_ALL, "C.UTF-8");
 	if (!mkdtemp(tmp_dir)) {
 		perror("mkdtemp");
 		return 1;

@@ -117,7 +117,8 @@ static int policy_check(const struct thpcow_policy *p, bool with_mode)
 	    (p->scope != THPCOW_SCOPE_CGROUP && p->cgroup_fd))
 		return -EINVAL;
 	if (p->cgroup_id || p->substitutions || p->effective_mode ||
-	    p->effective_scope || (!with_mode && p->mode))
+	    p->effective_scope || p->effective_cgroup_id ||
+	    (!with_mode && p->mode))
 		return -EINVAL;
 	if (with_mode && p->mode >= THPCOW_MODE_NR)
 		return -EINVAL;
@@ -161,6 +162,8 @@ static int policy(const char *cmd, struct thpcow_policy *p, bool with_mode)
 		p->effective_mode = THPCOW_MODE_ZERO;
 		p->effective_scope = getenv("FAKE_ABSENT") ?
 				     THPCOW_SCOPE_CGROUP : THPCOW_SCOPE_PID;
+		/* the cgroup2 root's id */
+		p->effective_cgroup_id = getenv("FAKE_ABSENT") ? 1 : 0;
 	}
 	return 0;
 }
@@ -199,6 +202,40 @@ static int list(struct thpcow_list *l)
 	}
 	fake_log("LIST room=%u\n", l->count);
 	l->count = n;
+	return 0;
+}
+
+/* thpcow_ioc_usage(): a VM's cgroup, a pid rule's process, the rest. */
+static int usage(struct thpcow_usage *u)
+{
+	static const struct thpcow_usage_entry rows[] = {
+		{ .scope = THPCOW_SCOPE_CGROUP, .cgroup_id = 99,
+		  .count = THPCOW_USAGE_NR, .thp_bytes = 128ULL << 21,
+		  .counters = { [THPCOW_USAGE_SUBSTITUTED] = 128,
+				[THPCOW_USAGE_FALLBACK_ALLOC] = 3,
+				[THPCOW_USAGE_FALLBACK_UFFD] = 2 },
+		  .path = "/machine.slice/machine-qemu\\x2d1\\x2dvm.scope" },
+		{ .scope = THPCOW_SCOPE_PID, .pid = 42, .comm = "qemu\"kvm",
+		  .count = THPCOW_USAGE_NR, .thp_bytes = 65ULL << 21,
+		  .counters = { [THPCOW_USAGE_SUBSTITUTED] = 64,
+				[THPCOW_USAGE_COPIED] = 1 } },
+		{ .scope = THPCOW_SCOPE_GLOBAL, .count = THPCOW_USAGE_NR,
+		  .counters = { [THPCOW_USAGE_FALLBACK_INELIGIBLE] = 5 } },
+	};
+	struct thpcow_usage_entry *e =
+		(struct thpcow_usage_entry *)(uintptr_t)u->entries;
+	__u32 i;
+
+	if (u->size != sizeof(*u) || u->entry_size != sizeof(rows[0]) ||
+	    u->slots || u->slots_used ||
+	    !zero(u->__reserved, sizeof(u->__reserved)))
+		return -EINVAL;
+	for (i = 0; i < 3 && i < u->count; i++)
+		e[i] = rows[i];
+	fake_log("USAGE room=%u\n", u->count);
+	u->count = 3;
+	u->slots = 1024;
+	u->slots_used = 1;
 	return 0;
 }
 
@@ -258,6 +295,9 @@ int ioctl(int fd, unsigned long cmd, ...)
 		break;
 	case THPCOW_IOC_STATS:
 		ret = stats(arg);
+		break;
+	case THPCOW_IOC_USAGE:
+		ret = usage(arg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PROGRAM_NAME	"thpcowctl"
 #define MODULE_NAME	"thpcow"
@@ -21,16 +22,23 @@ enum {
 	EXIT_OK		= 0,
 	EXIT_FAIL	= 1,	/* the operation failed */
 	EXIT_USAGE	= 2,	/* the command line was wrong */
+	EXIT_NOT_LOADED	= 3,	/* status: the module is not loaded */
 	EXIT_NOEXEC	= 127,	/* exec: COMMAND could not be run */
 };
 
-/* Long option values shared by the verbs (beyond any single character). */
+/*
+ * Option values shared by the verbs. A printable one is also the short
+ * option (verb_getopt() makes the short options from the long ones).
+ */
 enum {
-	OPT_PID = 0x100,
-	OPT_CGROUP,
-	OPT_GLOBAL,
-	OPT_CHILDREN,
-	OPT_JSON,
+	OPT_PID		= 'p',
+	OPT_CGROUP	= 'c',
+	OPT_GLOBAL	= 'g',
+	OPT_JSON	= 'J',
+	OPT_OUTPUT	= 'o',
+	OPT_NOHEADINGS	= 'n',
+	OPT_RAW		= 'r',
+	OPT_CHILDREN	= 0x100,
 	OPT_WATCH,
 	OPT_COUNT,
 	OPT_DEFAULT,
@@ -38,7 +46,18 @@ enum {
 	OPT_DURATION,
 	OPT_CHECK,
 	OPT_CONDITION,
+	OPT_FORMAT,
 };
+
+/* The long options of a table: -o, -n, -r, -J (see table.h). */
+#define OPT_TABLE_ENTRIES					\
+	{ "json", no_argument, NULL, OPT_JSON },		\
+	{ "output", required_argument, NULL, OPT_OUTPUT },	\
+	{ "noheadings", no_argument, NULL, OPT_NOHEADINGS },	\
+	{ "raw", no_argument, NULL, OPT_RAW }
+
+struct table_col;
+struct table_opts;
 
 struct verb {
 	const char *name;
@@ -47,6 +66,7 @@ struct verb {
 	const char *usage;	/* synopsis, after 'thpcowctl NAME ' */
 	const char *help;	/* option lines for 'thpcowctl NAME --help' */
 	bool takes_mode;	/* help lists the mode names */
+	void (*columns)(FILE *f);	/* help: the columns -o takes */
 };
 
 /* util.c */
@@ -56,7 +76,7 @@ void error_context(const char *where);
 int read_line(const char *path, char *buf, size_t len);
 bool cpu_has_flag(const char *flag);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
-size_t utf8_width(const char *s);
+size_t utf8_width(const char *s);	/* trace.c only */
 
 /* main.c: argument parsing shared by the verbs; usage errors return 2 */
 int verb_getopt(const struct verb *v, int argc, char *argv[],
@@ -69,6 +89,9 @@ int arg_uint(const struct verb *v, const char *what, const char *arg,
 	     unsigned long long max, unsigned long long *out);
 int arg_mode(const struct verb *v, const char *arg, unsigned int *mode);
 void verb_no_args(const struct verb *v, int argc, char *argv[]);
+bool table_option(struct table_opts *o, int opt, const char *arg);
+int table_columns(const struct verb *v, const struct table_col *cols,
+		  size_t ncols, const char *defaults, struct table_opts *o);
 
 /* the verbs */
 int cmd_status(const struct verb *v, int argc, char *argv[]);
@@ -78,6 +101,7 @@ int cmd_set(const struct verb *v, int argc, char *argv[]);
 int cmd_get(const struct verb *v, int argc, char *argv[]);
 int cmd_clear(const struct verb *v, int argc, char *argv[]);
 int cmd_list(const struct verb *v, int argc, char *argv[]);
+int cmd_usage(const struct verb *v, int argc, char *argv[]);
 int cmd_exec(const struct verb *v, int argc, char *argv[]);
 int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);

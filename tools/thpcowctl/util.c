@@ -114,7 +114,10 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Columns a string takes on a terminal: one per code point (no wide chars). */
+/*
+ * Columns a string takes on a terminal: one per code point (no wide chars).
+ * Only trace.c's comm padding still uses it; the tables are libsmartcols'.
+ */
 size_t utf8_width(const char *s)
 {
 	size_t w = 0;

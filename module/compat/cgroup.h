@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A cgroup v2 by its id: cgroup_get_from_id() is exported since 5.19 (6.1
+ * and later here); on 5.10 the module walks the default hierarchy for it,
+ * which is O(cgroups) but only ever runs when usage is read.
+ */
+#ifndef THPCOW_COMPAT_CGROUP_H
+#define THPCOW_COMPAT_CGROUP_H
+
+#include <linux/cgroup.h>
+#include <linux/err.h>
+
+#include "series.h"
+
+/* The online cgroup v2 with id @id, referenced (cgroup_put()), or NULL. */
+static inline struct cgroup *thpcow_cgroup_get_from_id(u64 id)
+{
+	struct cgroup *cgrp = NULL;
+#if THPCOW_UP_TO_5_10
+	struct cgroup_subsys_state *pos;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &cgrp_dfl_root.cgrp.self)
+		if (cgroup_id(pos->cgroup) == id) {
+			if (css_tryget(pos))
+				cgrp = pos->cgroup;
+			break;
+		}
+	rcu_read_unlock();
+#else
+	cgrp = cgroup_get_from_id(id);
+	if (IS_ERR(cgrp))
+		cgrp = NULL;
+#endif
+	if (cgrp && !(cgrp->self.flags & CSS_ONLINE)) {
+		cgroup_put(cgrp);
+		cgrp = NULL;
+	}
+	return cgrp;
+}
+
+#endif /* THPCOW_COMPAT_CGROUP_H */

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""prometheus-check.py PROM DEBUGFS_STATS THP_BYTES: parse PROM (the output of
+thpcowctl stats --format prometheus) with prometheus_client's own parser and
+check it against the module's debugfs stats file: every counter as
+thpcow_NAME_total of type counter with a HELP line, the same values, the
+bytes given as THPs, the rules and the global mode as gauges.
+
+prometheus-check.py --usage PROM DEBUGFS_USAGE: the same for thpcowctl usage
+--format prometheus against debugfs usage: every row (scope, and cgroup, or
+pid and comm, as labels) with its substituted, copied and split counters,
+its fallbacks by reason and its thp_bytes; no row debugfs does not have.
+
+Prints "ok", or one line per difference (exit 1)."""
+import sys
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def parse(prom):
+    """PROM's samples {(name, sorted labels): value}, the type of each
+    sample name, and the families without HELP."""
+    with open(prom) as f:
+        families = list(text_string_to_metric_families(f.read()))
+    samples = {}
+    types = {}
+    problems = []
+    for fam in families:
+        if not fam.documentation:
+            problems.append(f"{fam.name}: no HELP")
+        for s in fam.samples:
+            key = (s.name, tuple(sorted(s.labels.items())))
+            samples[key] = s.value
+            types[s.name] = fam.type
+    return samples, types, problems
+
+
+def checker(samples, types):
+    """check(name, want, type, labels): the differences, as lines."""
+    def check(name, want, typ, labels=()):
+        labels = tuple(sorted(labels))
+        got = samples.pop((name, labels), None)
+        if got is None:
+            yield f"{name}{dict(labels)}: missing"
+        elif got != want:
+            yield f"{name}{dict(labels)}: {got}, debugfs says {want}"
+        elif types[name] != typ:
+            yield f"{name}: type {types[name]}, want {typ}"
+    return check
+
+
+def usage(prom, debugfs):
+    samples, types, problems = parse(prom)
+    yield from problems
+    check = checker(samples, types)
+    with open(debugfs) as f:
+        lines = f.read().splitlines()
+    head = lines[0][2:].split("\t")  # after "# "
+    for line in lines[1:]:
+        if line.startswith("#"):
+            continue
+        row = dict(zip(head, line.split("\t")))
+        labels = [("scope", row["scope"])]
+        if row["scope"] == "cgroup":
+            labels.append(("cgroup", row["name"]))
+        elif row["scope"] == "pid":
+            labels += [("pid", row["target"]), ("comm", row["name"])]
+        for c in ("substituted", "copied", "split"):
+            yield from check(f"thpcow_usage_{c}_total", int(row[c]),
+                             "counter", labels)
+        for c in head:
+            if c.startswith("fallback_"):
+                yield from check("thpcow_usage_fallbacks_total",
+                                 int(row[c]), "counter",
+                                 labels + [("reason", c[9:])])
+        yield from check("thpcow_usage_thp_bytes_total",
+                         int(row["thp_bytes"]), "counter", labels)
+        # the kernel's own figure: not debugfs', only its type
+        samples.pop(("thpcow_usage_anon_thp_bytes", tuple(sorted(labels))),
+                    None)
+    if types.get("thpcow_usage_anon_thp_bytes", "gauge") != "gauge":
+        yield "thpcow_usage_anon_thp_bytes: not a gauge"
+    for name, labels in samples:
+        yield f"{name}{dict(labels)}: not in debugfs"
+
+
+def main(prom, stats, thp_bytes):
+    debugfs = {}
+    counters = []
+    with open(stats) as f:
+        for line in f:
+            name, value = line.split()
+            debugfs[name] = value
+            if name == "policies":
+                counters = list(debugfs)[:-1]
+    samples, types, problems = parse(prom)
+    yield from problems
+    check = checker(samples, types)
+
+    for c in counters:
+        yield from check(f"thpcow_{c}_total", int(debugfs[c]), "counter")
+    for c in ("substituted", "copied"):
+        yield from check(f"thpcow_{c}_bytes_total",
+                         int(debugfs[c]) * thp_bytes, "counter")
+    yield from check("thpcow_policies", int(debugfs["policies"]), "gauge")
+    for mode in ("kernel", "zero", "copy", "split"):
+        yield from check("thpcow_global_mode",
+                         int(mode == debugfs["global_mode"]), "gauge",
+                         (("mode", mode),))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--usage":
+        problems = list(usage(sys.argv[2], sys.argv[3]))
+    else:
+        problems = list(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    print("\n".join(problems) if problems else "ok")
+    sys.exit(1 if problems else 0)

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thpcowctl usage: what the module did per cgroup and per process with a
+ * pid rule, next to what the kernel counts as THP memory there.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "output.h"
+#include "thpcowctl.h"
+#include "usage.h"
+
+enum usage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+struct usage_args {
+	struct scope_arg scope;		/* --cgroup or --pid, or none */
+	enum usage_format format;
+	struct table_opts o;		/* -o, -n, -r, -J */
+};
+
+static int usage_args(const struct verb *v, int argc, char *argv[],
+		      struct usage_args *a)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		OPT_TABLE_ENTRIES,
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool format = false;
+	int opt, ret;
+
+	memset(a, 0, sizeof(*a));
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (table_option(&a->o, opt, optarg)) {
+			continue;
+		} else if (opt == OPT_FORMAT) {
+			format = true;
+			if (strcmp(optarg, "text") == 0)
+				a->format = FORMAT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				a->format = FORMAT_JSON;
+			else if (strcmp(optarg, "prometheus") == 0)
+				a->format = FORMAT_PROMETHEUS;
+			else
+				return usage_error(v, "unknown format '%s': expected text, json or prometheus",
+						   optarg);
+		} else {
+			ret = scope_option(&a->scope, opt, optarg);
+			if (ret < 0)
+				return number_error(v, "PID", optarg, ret);
+		}
+	}
+	verb_no_args(v, argc, argv);
+	if (a->scope.given > 1)
+		return usage_error(v, "--pid and --cgroup are mutually exclusive");
+	if (a->o.json && format)
+		return usage_error(v, "--json and --format are mutually exclusive");
+	if (a->format == FORMAT_JSON)
+		a->o.json = true;
+	if (a->format == FORMAT_PROMETHEUS &&
+	    (a->o.output || a->o.noheadings || a->o.raw))
+		return usage_error(v, "--format prometheus takes none of -o, -n, -r");
+	return table_columns(v, usage_cols, usage_ncols, usage_defaults, &a->o);
+}
+
+/* The kernel's own THP figure for the row's memory, if it can be read. */
+static void usage_kernel_figure(const char *mnt, struct usage_row *r)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+	int ret;
+
+	if (r->scope == THPCOW_SCOPE_CGROUP && mnt)
+		snprintf(path, sizeof(path), "%s%s/memory.stat", mnt,
+			 strcmp(r->name, "/") ? r->name : "");
+	else if (r->scope == THPCOW_SCOPE_PID)
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", r->pid);
+	else
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	ret = r->scope == THPCOW_SCOPE_PID ?
+	      usage_parse_smaps_rollup(f, &r->kernel_thp_bytes) :
+	      usage_parse_memory_stat(f, &r->kernel_thp_bytes);
+	r->have_kernel = ret == 0;
+	fclose(f);
+}
+
+/*
+ * Keep only the rows --cgroup or --pid asks for. A cgroup with no row yet
+ * gets one of zeros; a process without a pid rule is an error, as its
+ * memory counts in its cgroup's row. Returns 0 or -1.
+ */
+static int usage_filter(const struct scope_arg *s, struct usage_row **rows,
+			size_t *n)
+{
+	struct usage_row *r = *rows, *one;
+	struct target t;
+	struct stat st = { 0 };
+	size_t i, kept = 0;
+	char proc[32];
+
+	if (!s->given)
+		return 0;
+	if (s->scope == THPCOW_SCOPE_CGROUP) {
+		if (target_open(s, &t))
+			return -1;
+		if (fstat(t.cgroup_fd, &st)) {
+			error_msg("%s: %s", t.cgroup_abs, strerror(errno));
+			target_close(&t);
+			return -1;
+		}
+		target_close(&t);
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/%d", s->pid);
+		if (access(proc, F_OK)) {
+			error_msg("no such process: %d", s->pid);
+			return -1;
+		}
+	}
+	for (i = 0; i < *n; i++)
+		if (r[i].scope == s->scope &&
+		    (s->scope == THPCOW_SCOPE_PID ? r[i].pid == s->pid :
+		     r[i].cgroup_id == (unsigned long long)st.st_ino))
+			r[kept++] = r[i];
+	*n = kept;
+	if (kept)
+		return 0;
+	if (s->scope == THPCOW_SCOPE_PID) {
+		error_msg("pid %d: no pid rule covers it; its memory counts in its cgroup's row (see 'get --pid %d')",
+			  s->pid, s->pid);
+		return -1;
+	}
+	one = realloc(r, sizeof(*r));
+	if (!one) {
+		error_msg("usage: %s", strerror(ENOMEM));
+		return -1;
+	}
+	memset(one, 0, sizeof(*one));
+	one->scope = THPCOW_SCOPE_CGROUP;
+	one->cgroup_id = st.st_ino;
+	snprintf(one->name, sizeof(one->name), "%.*s",
+		 (int)sizeof(one->name) - 1, t.cgroup);
+	*rows = one;
+	*n = 1;
+	return 0;
+}
+
+int cmd_usage(const struct verb *v, int argc, char *argv[])
+{
+	struct thpcow_usage_entry *entries;
+	struct usage_row *rows;
+	struct usage_args a;
+	char mnt[PATH_MAX];
+	bool have_mnt;
+	struct thpcow_usage arg;
+	size_t i, n;
+	int fd, ret = usage_args(v, argc, argv, &a);
+
+	if (ret)
+		return ret;
+	fd = device_open();
+	if (fd < 0)
+		return EXIT_FAIL;
+	ret = device_usage(fd, &entries, &n, &arg);
+	close(fd);
+	if (ret)
+		return EXIT_FAIL;
+	rows = calloc(n + 1, sizeof(*rows));
+	if (!rows) {
+		free(entries);
+		error_msg("usage: %s", strerror(ENOMEM));
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		usage_row_from_entry(&entries[i], &rows[i]);
+	free(entries);
+	if (usage_filter(&a.scope, &rows, &n)) {
+		free(rows);
+		return EXIT_FAIL;
+	}
+	have_mnt = cgroup_mount_point(mnt, sizeof(mnt)) == 0;
+	for (i = 0; i < n; i++)
+		usage_kernel_figure(have_mnt ? mnt : NULL, &rows[i]);
+	if (a.format == FORMAT_PROMETHEUS)
+		print_usage_prometheus(stdout, rows, n);
+	else
+		print_usage_rows(stdout, rows, n, arg.slots, arg.slots_used,
+				 &a.o);
+	free(rows);
+	return EXIT_OK;
+}

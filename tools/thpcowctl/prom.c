@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/* thpcowctl: the Prometheus text exposition format (see prom.h). */
+#include <string.h>
+
+#include "prom.h"
+
+/*
+ * s escaped as the format wants: backslash and newline always, the double
+ * quote in label values only.
+ */
+static void prom_escape(FILE *f, const char *s, size_t max, int quote)
+{
+	size_t i, n = max ? strnlen(s, max) : strlen(s);
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			fputs("\\\\", f);
+		else if (s[i] == '\n')
+			fputs("\\n", f);
+		else if (s[i] == '"' && quote)
+			fputs("\\\"", f);
+		else
+			fputc(s[i], f);
+	}
+}
+
+void prom_family(FILE *f, const char *name, const char *type,
+		 const char *help)
+{
+	fprintf(f, "# HELP %s ", name);
+	prom_escape(f, help, 0, 0);
+	fprintf(f, ".\n# TYPE %s %s\n", name, type);
+}
+
+void prom_sample(FILE *f, const char *name, const struct prom_label *l,
+		 size_t nl, unsigned long long value)
+{
+	size_t i;
+
+	fputs(name, f);
+	for (i = 0; i < nl; i++) {
+		fprintf(f, "%c%s=\"", i ? ',' : '{', l[i].name);
+		prom_escape(f, l[i].value, l[i].max, 1);
+		fputc('"', f);
+	}
+	fprintf(f, "%s %llu\n", nl ? "}" : "", value);
+}

@@ -70,12 +70,18 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "trace", .fn = cmd_trace,
 		.summary = "print the module's fault events as they happen",
-		.usage = "[--json] [--count N] [--duration SECONDS] [--pid PID]",
+		.usage = "[--json] [--count N] [--duration SECONDS] [--pid PID]\n"
+			 "                 [--buffer-size KB] [--wall-clock]",
 		.help = "  --json          one JSON object per event (JSON Lines)\n"
 			"  --count N       stop after N events\n"
 			"  --duration SECONDS\n"
 			"                  stop after SECONDS\n"
-			"  --pid PID       only the events of process PID\n",
+			"  --pid PID       only the events of process PID\n"
+			"  --buffer-size KB\n"
+			"                  the trace buffer of each CPU (default: the\n"
+			"                  kernel's, 1408 KB on Debian's)\n"
+			"  --wall-clock    show the time of day instead of seconds since\n"
+			"                  boot\n",
 	}, {
 		.name = "apply", .fn = cmd_apply,
 		.summary = "set the global and cgroup rules of a file",

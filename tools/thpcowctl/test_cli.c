@@ -1288,7 +1288,10 @@ static const struct test tests[] = {
 	/* the trace options not completed */
 	SH("completion: trace's options", BASH_COMPLETION,
 	   COMPLETE("trace --") REPLY,
-	   "--json --count --duration --pid --help\n"),
+	   "--json --count --duration --pid --buffer-size --wall-clock --help\n"),
+	/* a size offered process ids or files */
+	SH("completion: trace --buffer-size offers nothing", BASH_COMPLETION,
+	   COMPLETE("trace --buffer-size \"\"") REPLY, "\n"),
 	/* apply's option not completed */
 	SH("completion: apply's options", BASH_COMPLETION,
 	   COMPLETE("apply --") REPLY, "--check --help\n"),

@@ -51,11 +51,11 @@ struct tracer {
 	struct tracefs_instance *inst;	/* ours once created is set */
 	bool created;
 	struct tep_handle *tep;		/* the thpcow events' formats */
-	struct tep_event *event;	/* thpcow_fault */
-	struct tep_format_field *pid_field, *address_field;
+	struct trace_format format;	/* thpcow_fault's fields */
 	int pipe_fd;			/* trace_pipe: only polled, never read */
 	unsigned long long printed;
-	unsigned long long lost_seen;	/* reported by the pages read */
+	long cpus;			/* possible CPUs, the per_cpu/ dirs */
+	unsigned long long *cpu_lost;	/* dropped on each, as reported */
 	int write_err;			/* errno of a failed write to stdout */
 #endif
 };
@@ -203,19 +203,18 @@ static int load_format(struct tracer *t)
 {
 	const char *systems[] = { TRACE_SYSTEM_NAME, NULL };
 
+	struct tep_event *event = NULL;
+
 	t->tep = tracefs_local_events_system(t->tracefs, systems);
 	if (t->tep)
-		t->event = tep_find_event_by_name(t->tep, TRACE_SYSTEM_NAME,
-						  TRACE_EVENT_NAME);
-	if (!t->event) {
+		event = tep_find_event_by_name(t->tep, TRACE_SYSTEM_NAME,
+					       TRACE_EVENT_NAME);
+	if (!event) {
 		error_msg("trace: %s/" EVENT_FILE("format") ": cannot be read or "
 			  "parsed", t->tracefs);
 		return -1;
 	}
-	t->pid_field = tep_find_field(t->event, "pid");
-	t->address_field = tep_find_field(t->event, "address");
-	if (!t->pid_field || !t->address_field ||
-	    !tep_find_field(t->event, "comm") || !tep_find_field(t->event, "outcome")) {
+	if (trace_format_init(&t->format, event)) {
 		error_msg("trace: %s/" EVENT_FILE("format") ": not the fields pid, "
 			  "comm, address and outcome (a module of another version?)",
 			  t->tracefs);
@@ -269,28 +268,62 @@ static int instance_create(struct tracer *t)
 }
 
 /*
- * Events the kernel dropped in the instance: what its buffers overwrote
- * before we read it (overrun), or refused when full (dropped events), on
- * every CPU. Read after the event is disabled, so it is the final count.
+ * Events the kernel dropped on cpu so far in the instance: overwritten
+ * before we read them (overrun), or refused when full (dropped events),
+ * from per_cpu/cpuN/stats; 0 if that cannot be read.
  */
-static unsigned long long instance_lost(const struct tracer *t)
+static unsigned long long cpu_lost(const struct tracer *t, long cpu)
 {
 	unsigned long long sum = 0, v;
-	char name[64], *stats, *line;
-	long cpus = sysconf(_SC_NPROCESSORS_CONF), cpu;
+	char name[64], *stats, *line, *save;
 
-	for (cpu = 0; cpu < cpus; cpu++) {
-		snprintf(name, sizeof(name), "per_cpu/cpu%ld/stats", cpu);
-		stats = tracefs_instance_file_read(t->inst, name, NULL);
-		if (!stats)
+	snprintf(name, sizeof(name), "per_cpu/cpu%ld/stats", cpu);
+	stats = tracefs_instance_file_read(t->inst, name, NULL);
+	if (!stats)
+		return 0;
+	for (line = strtok_r(stats, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "overrun: %llu", &v) == 1 ||
+		    sscanf(line, "dropped events: %llu", &v) == 1)
+			sum += v;
+	free(stats);
+	return sum;
+}
+
+/*
+ * Report what the kernel dropped since the last look, CPU by CPU, at the
+ * time seen. From the stats, which count every event dropped: the flag on
+ * a buffer page that libtracefs passes on as a record's missed_events did
+ * not show in a 6.1 guest (tests/guest/cli.sh trace_lost_events).
+ */
+static void report_lost(struct tracer *t)
+{
+	unsigned long long v;
+	struct timespec now;
+	long cpu;
+
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	for (cpu = 0; cpu < t->cpus; cpu++) {
+		v = cpu_lost(t, cpu);
+		if (v <= t->cpu_lost[cpu])
 			continue;
-		for (line = strtok(stats, "\n"); line; line = strtok(NULL, "\n"))
-			if (sscanf(line, "overrun: %llu", &v) == 1 ||
-			    sscanf(line, "dropped events: %llu", &v) == 1)
-				sum += v;
-		free(stats);
+		print_trace_lost(t->json ? stdout : stderr, (int)cpu,
+				 v - t->cpu_lost[cpu],
+				 now.tv_sec * 1000000000ULL + now.tv_nsec,
+				 &t->clock, t->json);
+		t->cpu_lost[cpu] = v;
 	}
-	return sum > t->lost_seen ? sum : t->lost_seen;
+}
+
+/* All the events dropped, after the event is disabled: the final count. */
+static unsigned long long instance_lost(const struct tracer *t)
+{
+	unsigned long long sum = 0;
+	long cpu;
+
+	for (cpu = 0; cpu < t->cpus; cpu++)
+		sum += cpu_lost(t, cpu);
+	return sum;
 }
 
 /* Close the pipe (an open one keeps the instance busy), then remove it. */
@@ -317,41 +350,6 @@ static int instance_remove(struct tracer *t)
 	return ret;
 }
 
-/* A string field, NUL-terminated in buf, by name; -1 if not there. */
-static int string_field(const struct tracer *t, struct tep_record *rec,
-			const char *name, char *buf, size_t size)
-{
-	const char *s;
-	int len;
-
-	s = tep_get_field_raw(NULL, t->event, name, rec, &len, 0);
-	if (!s || len < 0)
-		return -1;
-	len = strnlen(s, len);
-	if ((size_t)len >= size)
-		len = size - 1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return 0;
-}
-
-/* The record's fields, each by its name in the event's format. */
-static int decode(const struct tracer *t, struct tep_record *rec,
-		  struct trace_event *ev)
-{
-	unsigned long long pid;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->ts = rec->ts;
-	if (tep_read_number_field(t->pid_field, rec->data, &pid) ||
-	    tep_read_number_field(t->address_field, rec->data, &ev->address) ||
-	    string_field(t, rec, "comm", ev->comm, sizeof(ev->comm)) ||
-	    string_field(t, rec, "outcome", ev->outcome, sizeof(ev->outcome)))
-		return -1;
-	ev->pid = (pid_t)pid;
-	return 0;
-}
-
 static bool done(const struct tracer *t)
 {
 	return stop_signal || (t->count && t->printed >= t->count) ||
@@ -367,15 +365,9 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 
 	if (done(t))
 		return 1;
-	if (rec->missed_events) {
-		if (rec->missed_events > 0)
-			t->lost_seen += rec->missed_events;
-		print_trace_lost(t->json ? stdout : stderr, cpu,
-				 rec->missed_events, rec->ts, &t->clock, t->json);
-	}
-	if (event != t->event)
+	if (event != t->format.event)
 		return 0;
-	if (decode(t, rec, &ev)) {
+	if (trace_decode(&t->format, rec, &ev)) {
 		error_msg("trace: an event on CPU %d that does not match its format",
 			  cpu);
 		return 0;
@@ -416,7 +408,11 @@ static int read_and_print(struct tracer *t, const sigset_t *waitmask)
 	if (ret && !stop_signal)
 		error_msg("trace: %s/per_cpu: cannot read the buffers: %s",
 			  t->instance, strerror(errno ? errno : EIO));
-	if (!ret && !stop_signal && !t->write_err && fflush(stdout))
+	if (!ret && !done(t))
+		report_lost(t);
+	/* a stop signal may interrupt the flush: that is no write error */
+	if (!ret && !stop_signal && !t->write_err && fflush(stdout) &&
+	    !stop_signal)
 		t->write_err = errno;
 	if (t->write_err)
 		ret = -1;
@@ -491,7 +487,13 @@ static void report_end(struct tracer *t)
 	if (t->write_err || (stop_signal && !writable(fileno(f))))
 		return;
 	print_trace_end(f, t->printed, lost, t->json);
-	fflush(f);
+	if (fflush(f) == 0 || f != stdout)
+		return;
+	/* the reader left meanwhile: end by SIGPIPE; else say nothing more */
+	if (errno == EPIPE)
+		t->write_err = EPIPE;
+	__fpurge(stdout);
+	clearerr(stdout);
 }
 
 /* The clock of the instance, and how far the wall clock is from it. */
@@ -521,6 +523,12 @@ static int trace_run(struct tracer *t, unsigned long long duration)
 	if (load_format(t))
 		return EXIT_FAIL;
 	set_clock(&t->clock);
+	t->cpus = sysconf(_SC_NPROCESSORS_CONF);
+	t->cpu_lost = calloc(t->cpus > 0 ? t->cpus : 1, sizeof(*t->cpu_lost));
+	if (!t->cpu_lost) {
+		error_msg("trace: %s", strerror(ENOMEM));
+		return EXIT_FAIL;
+	}
 	remove_stale_instances(t->tracefs);
 	/* from here a stop signal waits for the instance to be removed */
 	catch_stop_signals(&waitmask);
@@ -535,6 +543,7 @@ static int trace_run(struct tracer *t, unsigned long long duration)
 	if (instance_remove(t))
 		ret = EXIT_FAIL;
 	tep_free(t->tep);
+	free(t->cpu_lost);
 	if (t->write_err == EPIPE) {
 		/* the reader left (| head): end as a pipeline's writer does */
 		signal(SIGPIPE, SIG_DFL);

@@ -67,6 +67,66 @@ static void json_times(struct json *j, unsigned long long ts,
 	json_string(j, "wall_time", wall);
 }
 
+#ifdef HAVE_LIBTRACEFS
+int trace_format_init(struct trace_format *f, struct tep_event *event)
+{
+	f->event = event;
+	f->pid = tep_find_field(event, "pid");
+	f->comm = tep_find_field(event, "comm");
+	f->address = tep_find_field(event, "address");
+	f->outcome = tep_find_field(event, "outcome");
+	if (!f->pid || !f->comm || !f->address || !f->outcome)
+		return -1;
+	/* numbers, a char array and a string the record points to */
+	if ((f->pid->flags | f->address->flags) & (TEP_FIELD_IS_ARRAY |
+						   TEP_FIELD_IS_DYNAMIC) ||
+	    !(f->comm->flags & TEP_FIELD_IS_ARRAY) ||
+	    !(f->outcome->flags & TEP_FIELD_IS_DYNAMIC))
+		return -1;
+	return 0;
+}
+
+/*
+ * A string field, a char array or a __data_loc string that libtraceevent
+ * finds in the record, NUL-terminated in buf; -1 if outside the record.
+ */
+static int string_field(const struct trace_format *f,
+			struct tep_format_field *field, struct tep_record *rec,
+			char *buf, size_t size)
+{
+	const char *data = rec->data, *s;
+	int len;
+
+	s = tep_get_field_raw(NULL, f->event, field->name, rec, &len, 0);
+	if (!s || len < 0 || s < data || s + len > data + rec->size)
+		return -1;
+	len = strnlen(s, len);
+	if ((size_t)len >= size)
+		len = size - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+int trace_decode(const struct trace_format *f, struct tep_record *rec,
+		 struct trace_event *ev)
+{
+	unsigned long long pid;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = rec->ts;
+	if (f->pid->offset + f->pid->size > rec->size ||
+	    f->address->offset + f->address->size > rec->size ||
+	    tep_read_number_field(f->pid, rec->data, &pid) ||
+	    tep_read_number_field(f->address, rec->data, &ev->address) ||
+	    string_field(f, f->comm, rec, ev->comm, sizeof(ev->comm)) ||
+	    string_field(f, f->outcome, rec, ev->outcome, sizeof(ev->outcome)))
+		return -1;
+	ev->pid = (pid_t)pid;
+	return 0;
+}
+#endif /* HAVE_LIBTRACEFS */
+
 /*
  * Text: the header's columns; the name escaped as fput_text() does and
  * padded by the columns it shows. JSON: one object a line (JSON OUTPUT in
@@ -111,8 +171,9 @@ void print_trace_event(FILE *f, const struct trace_event *ev,
 		hex, ev->outcome);
 }
 
-void print_trace_lost(FILE *f, int cpu, long long lost, unsigned long long ts,
-		      const struct trace_clock *c, bool json)
+void print_trace_lost(FILE *f, int cpu, unsigned long long lost,
+		      unsigned long long ts, const struct trace_clock *c,
+		      bool json)
 {
 	char when[48];
 	struct json j;
@@ -123,10 +184,7 @@ void print_trace_lost(FILE *f, int cpu, long long lost, unsigned long long ts,
 		json_string(&j, "type", "lost");
 		json_times(&j, ts, c);
 		json_uint(&j, "cpu", (unsigned int)cpu);
-		if (lost > 0)
-			json_uint(&j, "lost", (unsigned long long)lost);
-		else
-			json_null(&j, "lost");
+		json_uint(&j, "lost", lost);
 		json_end(&j);
 		return;
 	}
@@ -134,12 +192,9 @@ void print_trace_lost(FILE *f, int cpu, long long lost, unsigned long long ts,
 		format_wall(when, sizeof(when), ts, c, false);
 	else
 		format_boot(when, sizeof(when), ts);
-	if (lost > 0)
-		fprintf(f, PROGRAM_NAME ": trace: %lld events lost on CPU %d before %s "
-			"(the trace buffer overflowed)\n", lost, cpu, when);
-	else
-		fprintf(f, PROGRAM_NAME ": trace: events lost on CPU %d before %s "
-			"(the trace buffer overflowed)\n", cpu, when);
+	fprintf(f, PROGRAM_NAME ": trace: %llu event%s lost on CPU %d by %s "
+		"(the trace buffer overflowed)\n", lost, lost == 1 ? "" : "s", cpu,
+		when);
 }
 
 /* Text: a line only when some were lost. */
@@ -156,7 +211,8 @@ void print_trace_end(FILE *f, unsigned long long events,
 		json_uint(&j, "lost", lost);
 		json_end(&j);
 	} else if (lost) {
-		fprintf(f, PROGRAM_NAME ": trace: %llu events lost in all (the trace "
-			"buffer overflowed; --buffer-size makes it larger)\n", lost);
+		fprintf(f, PROGRAM_NAME ": trace: %llu event%s lost in all (the "
+			"trace buffer overflowed; --buffer-size makes it larger)\n",
+			lost, lost == 1 ? "" : "s");
 	}
 }

@@ -25,6 +25,22 @@ struct trace_event {
 	char outcome[TRACE_OUTCOME_LEN];	/* a counter's name */
 };
 
+#ifdef HAVE_LIBTRACEFS
+#include <event-parse.h>
+
+/* The event's fields, found by name in its format (tracefs's format file). */
+struct trace_format {
+	struct tep_event *event;
+	struct tep_format_field *pid, *comm, *address, *outcome;
+};
+
+/* -1 when the format lacks a field, or has one of another kind */
+int trace_format_init(struct trace_format *f, struct tep_event *event);
+/* A record of the event, field by field; -1 if it does not fit its format. */
+int trace_decode(const struct trace_format *f, struct tep_record *rec,
+		 struct trace_event *ev);
+#endif
+
 /*
  * How times are shown. Boot: seconds since boot (CLOCK_BOOTTIME, the
  * instance's trace_clock "boot"), "S.UUUUUU". wall_offset: ns to add to a
@@ -39,9 +55,10 @@ struct trace_clock {
 void print_trace_header(FILE *f, const struct trace_clock *c);
 void print_trace_event(FILE *f, const struct trace_event *ev,
 		       const struct trace_clock *c, bool json);
-/* lost: events the kernel dropped on cpu before ts, or -1: some, unknown */
-void print_trace_lost(FILE *f, int cpu, long long lost, unsigned long long ts,
-		      const struct trace_clock *c, bool json);
+/* lost: events the kernel dropped on cpu, seen at ts */
+void print_trace_lost(FILE *f, int cpu, unsigned long long lost,
+		      unsigned long long ts, const struct trace_clock *c,
+		      bool json);
 /* the end: events printed, and lost in all (the instance's overrun) */
 void print_trace_end(FILE *f, unsigned long long events,
 		     unsigned long long lost, bool json);

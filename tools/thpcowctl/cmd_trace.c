@@ -202,7 +202,6 @@ static int instance_write(const struct tracer *t, const char *name,
 static int load_format(struct tracer *t)
 {
 	const char *systems[] = { TRACE_SYSTEM_NAME, NULL };
-
 	struct tep_event *event = NULL;
 
 	t->tep = tracefs_local_events_system(t->tracefs, systems);

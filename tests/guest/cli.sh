@@ -453,7 +453,10 @@ trace_lost_events() {
 	cleanup
 	mkfifo "$out/lost"
 	spawn reader sh -c 'exec sleep 600 <>"$0"' "$out/lost"
-	spawn tr "$ctl" trace --json --buffer-size 4 >"$out/lost"
+	# (--pid: another process's faults would keep the trace busy)
+	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 \
+		--between "while [ ! -e $out/go-lost ]; do sleep 0.05; done" >/dev/null
+	spawn tr "$ctl" trace --json --buffer-size 4 --pid "$load" >"$out/lost"
 	wait_for trace_ready
 	# (the kernel rounds it up to whole pages, and more)
 	kb=$(<"$tracefs/instances/thpcowctl-$tr/buffer_size_kb")
@@ -461,7 +464,7 @@ trace_lost_events() {
 		echo "buffer_size_kb: $kb, not the 4 asked (rounded up)"
 		return 1
 	}
-	spawn load "$ctl" exec zero -- "$wrf" --size 8 --repeat 1000000 >/dev/null
+	touch "$out/go-lost"
 	wait_for in_pipe_write "$tr"
 	wait_for overrun "$tr"
 	kill "$load"

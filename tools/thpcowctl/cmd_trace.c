@@ -54,6 +54,9 @@ struct tracer {
 	struct trace_format format;	/* thpcow_fault's fields */
 	int pipe_fd;			/* trace_pipe: only polled, never read */
 	unsigned long long printed;
+	bool timed;			/* --duration: until deadline */
+	struct timespec deadline;	/* CLOCK_MONOTONIC */
+	struct timespec lost_seen;	/* when report_lost() last looked */
 	long cpus;			/* possible CPUs, the per_cpu/ dirs */
 	unsigned long long *cpu_lost;	/* dropped on each, as reported */
 	int write_err;			/* errno of a failed write to stdout */
@@ -349,10 +352,43 @@ static int instance_remove(struct tracer *t)
 	return ret;
 }
 
+static struct timespec timespec_sub(struct timespec a, struct timespec b)
+{
+	struct timespec d = { a.tv_sec - b.tv_sec, a.tv_nsec - b.tv_nsec };
+
+	if (d.tv_nsec < 0) {
+		d.tv_sec--;
+		d.tv_nsec += 1000000000L;
+	}
+	return d;
+}
+
+/* Time to stop: a signal, count events, the deadline, a write error. */
 static bool done(const struct tracer *t)
 {
-	return stop_signal || (t->count && t->printed >= t->count) ||
-	       t->write_err;
+	struct timespec now;
+
+	if (stop_signal || (t->count && t->printed >= t->count) || t->write_err)
+		return true;
+	if (!t->timed)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return timespec_sub(t->deadline, now).tv_sec < 0;
+}
+
+/*
+ * A second since report_lost() last looked: it looks between events too,
+ * as a stream of them may never let tracefs_iterate_raw_events() return.
+ */
+static bool lost_due(struct tracer *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (timespec_sub(now, t->lost_seen).tv_sec < 1)
+		return false;
+	t->lost_seen = now;
+	return true;
 }
 
 /* One record from tracefs_iterate_raw_events(); non-zero stops it. */
@@ -377,18 +413,9 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	t->printed++;
 	if (ferror(stdout) && !stop_signal)
 		t->write_err = errno ? errno : EIO;
+	if (!done(t) && lost_due(t))
+		report_lost(t);
 	return done(t);
-}
-
-static struct timespec timespec_sub(struct timespec a, struct timespec b)
-{
-	struct timespec d = { a.tv_sec - b.tv_sec, a.tv_nsec - b.tv_nsec };
-
-	if (d.tv_nsec < 0) {
-		d.tv_sec--;
-		d.tv_nsec += 1000000000L;
-	}
-	return d;
 }
 
 /*
@@ -407,7 +434,7 @@ static int read_and_print(struct tracer *t, const sigset_t *waitmask)
 	if (ret && !stop_signal)
 		error_msg("trace: %s/per_cpu: cannot read the buffers: %s",
 			  t->instance, strerror(errno ? errno : EIO));
-	if (!ret && !done(t))
+	if (!ret && !done(t) && lost_due(t))
 		report_lost(t);
 	/* a stop signal may interrupt the flush: that is no write error */
 	if (!ret && !stop_signal && !t->write_err && fflush(stdout) &&
@@ -435,6 +462,8 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += duration;
+	t->timed = duration != 0;
+	t->deadline = deadline;
 	while (!done(t)) {
 		left = (struct timespec){ 1, 0 };
 		if (duration) {

@@ -294,9 +294,9 @@ static unsigned long long cpu_lost(const struct tracer *t, long cpu)
 
 /*
  * Report what the kernel dropped since the last look, CPU by CPU, at the
- * time seen. From the stats, which count every event dropped: the flag on
- * a buffer page that libtracefs passes on as a record's missed_events did
- * not show in a 6.1 guest (tests/guest/cli.sh trace_lost_events).
+ * time seen. From the stats, which count every event dropped, also those
+ * a record's missed_events (a flag on the page read next) leaves uncounted
+ * (-1) or never gets to when the trace stops first.
  */
 static void report_lost(struct tracer *t)
 {

@@ -13,7 +13,7 @@ lint() {
 }
 
 vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/kbuild tests/vm/init tests/vm/guest; }
-test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat,ibt,direct-calls,selftests}.t tests/host/{shellcheck,check,kstyle}.t; }
+test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat,ibt,direct-calls,selftests}.t tests/host/{shellcheck,check,kstyle,trace-build}.t; }
 build_scripts() { lint scripts/deps .ci/run; }
 bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
 install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/vm/native.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/sysguest.sh tests/lib/inguest.sh tests/host/install.t tests/host/deb.t tests/host/unit.t; }

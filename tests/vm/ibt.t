@@ -65,7 +65,7 @@ assumed() {
 # skipped too: cli.sh is written for one.
 stress='THPCOW_STRESS_SECONDS=15 tests/guest/stress.sh'
 suites_splitting="TAP_SKIP=stats tests/guest/cli.sh && $stress"
-suites_native="TAP_SKIP='stats status_text status_json trace_json trace_text trace_stalled_reader apply_file' tests/guest/cli.sh && $stress"
+suites_native="TAP_SKIP='stats status_text status_json trace_json trace_text trace_fields trace_lost_events trace_stalled_reader apply_file' tests/guest/cli.sh && $stress"
 loads_5_10() { assumed 5.10 none; }
 loads_6_1() { assumed 6.1 none; }
 suites_6_12() { assumed 6.12 some "$suites_splitting"; }

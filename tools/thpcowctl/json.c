@@ -128,6 +128,22 @@ void json_double(struct json *j, const char *key, double v)
 	fprintf(j->f, "%.2f", v);
 }
 
+/* A count of units of 10^-digits (a time in ns, 9), exactly, as a decimal. */
+void json_fixed(struct json *j, const char *key, unsigned long long v,
+		unsigned int digits)
+{
+	unsigned long long unit = 1;
+	unsigned int i;
+
+	for (i = 0; i < digits; i++)
+		unit *= 10;
+	json_member(j, key);
+	if (digits)
+		fprintf(j->f, "%llu.%0*llu", v / unit, (int)digits, v % unit);
+	else
+		fprintf(j->f, "%llu", v);
+}
+
 void json_bool(struct json *j, const char *key, bool v)
 {
 	json_member(j, key);

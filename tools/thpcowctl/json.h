@@ -28,6 +28,8 @@ void json_string(struct json *j, const char *key, const char *s);
 void json_string_n(struct json *j, const char *key, const char *s, size_t max);
 void json_uint(struct json *j, const char *key, unsigned long long v);
 void json_double(struct json *j, const char *key, double v);
+void json_fixed(struct json *j, const char *key, unsigned long long v,
+		unsigned int digits);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
 

@@ -122,12 +122,19 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "trace", .fn = cmd_trace,
 		.summary = "print the module's fault events as they happen",
-		.usage = "[-J] [--count N] [--duration SECONDS] [-p PID]",
+		.usage = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
+			 "                 [--buffer-size KB] [--wall-clock]",
 		.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
 			"      --count N   stop after N events\n"
 			"      --duration SECONDS\n"
 			"                  stop after SECONDS\n"
-			"  -p, --pid PID   only the events of process PID\n",
+			"  -p, --pid PID   only the events of process PID\n"
+			"      --buffer-size KB\n"
+			"                  the trace buffer of each CPU (default: the\n"
+			"                  kernel's, 1408 KB on Debian's)\n"
+			"      --wall-clock\n"
+			"                  show the time of day instead of seconds since\n"
+			"                  boot\n",
 	}, {
 		.name = "apply", .fn = cmd_apply,
 		.summary = "set the global and cgroup rules of a file",

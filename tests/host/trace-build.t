@@ -54,7 +54,16 @@ make_variable() {
 not_found() {
 	command -v pkg-config >/dev/null || skip "no pkg-config"
 	copy hidden
-	PKG_CONFIG_PATH='' PKG_CONFIG_LIBDIR=$tmp/empty \
+	# every .pc file pkg-config knows, but those two
+	local dir pc
+	mkdir -p "$tmp/pc"
+	for dir in $(pkg-config --variable pc_path pkg-config | tr : ' '); do
+		for pc in "$dir"/*.pc; do
+			[[ -e $pc && $pc != */libtracefs.pc && $pc != */libtraceevent.pc ]] &&
+				ln -sf "$pc" "$tmp/pc/"
+		done
+	done
+	PKG_CONFIG_PATH='' PKG_CONFIG_LIBDIR=$tmp/pc \
 		make -s -C "$tmp/hidden/tools/thpcowctl" thpcowctl >"$tmp/build.log" 2>&1 || {
 		cat "$tmp/build.log"
 		return 1

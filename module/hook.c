@@ -136,8 +136,9 @@ static void notrace thpcow_ftrace_thunk(unsigned long ip,
 static struct ftrace_ops thpcow_ftrace_ops = {
 	.func = thpcow_ftrace_thunk,
 	/*
-	 * SAVE_REGS and IPMODIFY: the callback rewrites the return address.
-	 * RECURSION: ftrace guards the callback against recursion for us.
+	 * IPMODIFY: the callback rewrites the return address (in the saved
+	 * registers, or the ftrace_regs where they carry it: compat/ftrace.h),
+	 * and needs no recursion guard from ftrace.
 	 */
 	.flags = THPCOW_FTRACE_FLAGS,
 };
@@ -167,8 +168,9 @@ static int thpcow_hook_arm(void)
 		return 0;
 	ret = register_ftrace_function(&thpcow_ftrace_ops);
 	if (ret) {
-		pr_err("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
-		       ret);
+		/* The work item retries on each rule a fork passes on. */
+		pr_err_ratelimited("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
+				   ret);
 		return ret;
 	}
 	WRITE_ONCE(thpcow_hook_armed, true);
@@ -182,6 +184,8 @@ static void thpcow_hook_disarm(void)
 		return;
 	/* Cleared first: a rule linked meanwhile asks for a new arming. */
 	WRITE_ONCE(thpcow_hook_armed, false);
+	/* before thpcow_hook_sync() reads the counts; pairs with _update() */
+	smp_mb();
 	/* Waits for tasks in the trampoline and the callback (RCU tasks). */
 	unregister_ftrace_function(&thpcow_ftrace_ops);
 }
@@ -211,16 +215,21 @@ out:
  */
 void thpcow_hook_update(void)
 {
-	bool active = thpcow_policy_active();
+	bool active;
+
+	/* The count just changed before armed is read: see disarm. */
+	smp_mb();
+	active = thpcow_policy_active();
 
 	/* Not before install (a parameter at load) nor after remove. */
 	if (!READ_ONCE(thpcow_hook_installed) ||
 	    active == READ_ONCE(thpcow_hook_armed))
 		return;
+	/* (Dis)arming waits for RCU tasks grace periods: the long queue. */
 	if (active)
-		mod_delayed_work(system_wq, &thpcow_hook_work, 0);
+		mod_delayed_work(system_long_wq, &thpcow_hook_work, 0);
 	else
-		queue_delayed_work(system_wq, &thpcow_hook_work,
+		queue_delayed_work(system_long_wq, &thpcow_hook_work,
 				   THPCOW_HOOK_IDLE_DELAY);
 }
 
@@ -244,12 +253,25 @@ int thpcow_hook_get(void)
 	return ret;
 }
 
+/*
+ * Both under the mutex, so that a parameter write racing the module's exit
+ * (its sysfs file outlives mod->exit()) cannot queue the work after
+ * thpcow_hook_remove() cleared installed and thpcow_hook_flush() ran.
+ */
 void thpcow_hook_put(void)
 {
 	mutex_lock(&thpcow_hook_mutex);
 	thpcow_hook_users--;
-	mutex_unlock(&thpcow_hook_mutex);
 	thpcow_hook_update();
+	mutex_unlock(&thpcow_hook_mutex);
+}
+
+/* A policy went, in process context: disarm if it was the last. */
+void thpcow_hook_changed(void)
+{
+	mutex_lock(&thpcow_hook_mutex);
+	thpcow_hook_update();
+	mutex_unlock(&thpcow_hook_mutex);
 }
 
 bool thpcow_hook_is_armed(void)

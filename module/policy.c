@@ -151,14 +151,21 @@ enum thpcow_mode thpcow_policy_global(void)
 	return READ_ONCE(thpcow_global_mode);
 }
 
+/* Only a mode other than kernel needs the hook armed first. */
 int thpcow_policy_set_global(enum thpcow_mode mode)
 {
-	int ret = thpcow_mode_check(mode) ?: thpcow_hook_get();
+	bool hook = mode != THPCOW_MODE_KERNEL;
+	int ret = thpcow_mode_check(mode);
 
+	if (!ret && hook)
+		ret = thpcow_hook_get();
 	if (ret)
 		return ret;
 	WRITE_ONCE(thpcow_global_mode, mode);
-	thpcow_hook_put();
+	if (hook)
+		thpcow_hook_put();
+	else
+		thpcow_hook_changed();
 	return 0;
 }
 

@@ -60,6 +60,7 @@ void thpcow_hook_remove(void);
 void thpcow_hook_flush(void);
 int thpcow_hook_get(void);
 void thpcow_hook_put(void);
+void thpcow_hook_changed(void);
 void thpcow_hook_update(void);
 bool thpcow_hook_is_armed(void);
 

@@ -91,7 +91,7 @@ static unsigned long thpcow_usage_kicked;	/* jiffies */
 static unsigned int thpcow_usage_nr = THPCOW_USAGE_SLOTS;
 module_param_named(usage_slots, thpcow_usage_nr, uint, 0444);
 MODULE_PARM_DESC(usage_slots,
-		 "Cgroup rows of the usage table, 1 to 65536, rounded up to a power of two (default 1024, 80 bytes each)");
+		 "Cgroup rows of the usage table, 1 to 65536, rounded up to a power of two (default 1024, 84 bytes each)");
 static unsigned int thpcow_usage_bits, thpcow_usage_probe;
 
 /* Allocate the table; before the hook goes live. */
@@ -183,7 +183,7 @@ static inline unsigned int thpcow_usage_home(s64 id)
 /*
  * A fault found no slot: have a worker reclaim the slots of removed
  * cgroups, at most once a second, so that a table nobody reads does not
- * fill up with them. schedule_work() neither sleeps nor allocates.
+ * fill up with them. queue_work() neither sleeps nor allocates.
  */
 static void thpcow_usage_kick(void)
 {
@@ -192,7 +192,7 @@ static void thpcow_usage_kick(void)
 	if (time_before(now, READ_ONCE(thpcow_usage_kicked) + HZ))
 		return;
 	WRITE_ONCE(thpcow_usage_kicked, now);
-	schedule_work(&thpcow_usage_reclaim_work);
+	queue_work(system_long_wq, &thpcow_usage_reclaim_work);
 }
 
 /* The counters of cgroup @id's slot, claimed if need be; else the other row. */
@@ -262,6 +262,7 @@ static void thpcow_usage_reclaim(void)
 
 	lockdep_assert_held(&thpcow_usage_lock);
 	for (i = 0; i < thpcow_usage_nr; i++) {
+		cond_resched();	/* each lookup walks the tree on 5.10 */
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
 			continue;
@@ -353,9 +354,17 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 	int ret = 0;
 	s64 id;
 
+	/*
+	 * Reclaim in the worker, not here: from 6.1 cgroup_get_from_id() sees
+	 * only the caller's cgroup namespace, and a reader inside one would
+	 * take every other cgroup for removed. The rows below are those the
+	 * reader's namespace shows.
+	 */
+	queue_work(system_long_wq, &thpcow_usage_reclaim_work);
+	flush_work(&thpcow_usage_reclaim_work);
 	mutex_lock(&thpcow_usage_lock);
-	thpcow_usage_reclaim();
 	for (i = 0; i < thpcow_usage_nr && !ret; i++) {
+		cond_resched();
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD ||
 		    thpcow_usage_first(id) != i)

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,8 @@ int main(int argc, char *argv[])
 	char **vargv;
 	int opt, vargc = 1, i;
 
+	/* Widths of text (libsmartcols, trace's comm) as the terminal's. */
+	setlocale(LC_CTYPE, "");
 	vargv = calloc((size_t)argc * 2 + 1, sizeof(*vargv));
 	if (!vargv) {
 		error_msg("out of memory");

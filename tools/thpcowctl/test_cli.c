@@ -98,6 +98,27 @@ static int test_uint_max(const void *arg)
 	return PASS;
 }
 
+/* --- terminal width ---------------------------------------------------- */
+
+struct width_case {
+	const char *s;
+	size_t width;
+};
+
+static int test_width(const void *arg)
+{
+	const struct width_case *c = arg;
+	size_t w = utf8_width(c->s);
+
+	if (w != c->width)
+		return fail("utf8_width(\"%s\") = %zu, want %zu", c->s, w,
+			    c->width);
+	return PASS;
+}
+
+#define WIDTH(name, str, w) \
+	{ name, test_width, &(const struct width_case){ str, w } }
+
 /* --- modes -------------------------------------------------------------- */
 
 struct mode_case {
@@ -987,6 +1008,16 @@ static const struct test tests[] = {
 	PID("pid: 2^64 is out of range", "18446744073709551616", -ERANGE, 0),
 	/* the max argument ignored */
 	{ "uint: max is enforced", test_uint_max, NULL },
+
+	/* trace pads its comm column by these (run under C.UTF-8) */
+	WIDTH("width: ASCII", "wrf", 3),
+	WIDTH("width: one column per accented letter", "d\xc3\xa9j\xc3\xa0", 4),
+	/* code points, not columns: CJK takes two each */
+	WIDTH("width: CJK takes two columns each", "\xe6\xbc\xa2\xe5\xad\x97", 4),
+	/* a combining accent takes none */
+	WIDTH("width: a combining accent takes none", "e\xcc\x81", 1),
+	/* a byte that is no UTF-8 is shown as one escape's start */
+	WIDTH("width: a stray byte takes one", "a\xff", 2),
 
 	/* a table that drifted from THPCOW_MODE_NAMES */
 	MODE("mode: kernel", "kernel", 0, THPCOW_MODE_KERNEL),

@@ -76,7 +76,7 @@ void error_context(const char *where);
 int read_line(const char *path, char *buf, size_t len);
 bool cpu_has_flag(const char *flag);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
-size_t utf8_width(const char *s);	/* trace.c only */
+size_t utf8_width(const char *s);	/* terminal columns, by the locale */
 
 /* main.c: argument parsing shared by the verbs; usage errors return 2 */
 int verb_getopt(const struct verb *v, int argc, char *argv[],

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "thpcowctl.h"
 
@@ -115,15 +116,30 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 }
 
 /*
- * Columns a string takes on a terminal: one per code point (no wide chars).
- * Only trace.c's comm padding still uses it; the tables are libsmartcols'.
+ * Columns a string takes on a terminal: wcwidth() of each code point, so
+ * two for a wide (CJK) character and none for a combining one, in a UTF-8
+ * locale (main() sets LC_CTYPE from the environment). A code point the
+ * locale does not know, or a byte that is no UTF-8, takes one.
  */
 size_t utf8_width(const char *s)
 {
-	size_t w = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t w = 0, len, n = strlen(s), i;
+	unsigned int cp;
+	int cw;
 
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
+	while (n) {
+		len = utf8_seq_len(u, n);
+		if (!len) {
+			w++, u++, n--;
+			continue;
+		}
+		cp = len == 1 ? u[0] : u[0] & (0x7f >> len);
+		for (i = 1; i < len; i++)
+			cp = cp << 6 | (u[i] & 0x3f);
+		cw = wcwidth((wchar_t)cp);
+		w += cw >= 0 ? (size_t)cw : 1;
+		u += len, n -= len;
+	}
 	return w;
 }

@@ -35,14 +35,15 @@ substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 
 # as the README: apt-get install ./thpcow-dkms_*.deb ./thpcowctl_*.deb
 apt_install() {
-	local t0=$SECONDS
+	local t0=$SECONDS built
 	cd "$debs" || return 1
 	apt-get -q update >"$out/apt.log" 2>&1 || { cat "$out/apt.log"; return 1; }
 	apt-get -q -y install "linux-headers-$release" ./thpcow-dkms_*.deb ./thpcowctl_*.deb \
 		>>"$out/apt.log" 2>&1 || { tail -n 40 "$out/apt.log"; return 1; }
 	grep -E 'DKMS|dkms' "$out/apt.log" | grep -v thpcow-repo | tail -n 15
-	echo "apt-get update and install: $((SECONDS - t0)) s, of which DKMS's build" \
-		"$(find /var/lib/dkms/thpcow -name make.log -exec sed -n 's/^# elapsed time: //p' {} +)"
+	# (dkms 3.2 logs its build's time)
+	built=$(find /var/lib/dkms/thpcow -name make.log -exec sed -n 's/^# elapsed time: //p' {} +)
+	echo "apt-get update and install: $((SECONDS - t0)) s${built:+, of which the DKMS build $built}"
 	check_match "$(dkms status thpcow)" "^thpcow/$version, $release_re, x86_64: installed" "dkms status thpcow"
 	# (compressed as the kernel's own modules: xz on 6.12)
 	check_match "$(modinfo -F filename thpcow)" "^/lib/modules/$release_re/updates/dkms/thpcow\.ko(\.xz)?$" \

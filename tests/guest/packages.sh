@@ -8,8 +8,11 @@
 #   install  apt-get install of the packages (DKMS builds the module),
 #            systemctl enable --now thpcow with a cgroup rule, a process in
 #            that cgroup gets whole THPs, the checks on one guest, reload
-#   reboot   (the next boot) the rule is back; uninstall and purge leave
-#            nothing behind
+#   reboot   (the next boot) the rule is back; the module reloaded as after
+#            an upgrade; Secure Boot's failure as far as a guest without
+#            UEFI shows it
+#   purge    (the next boot, signatures no longer enforced) the rule is
+#            back; uninstall and purge leave nothing behind
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -22,6 +25,8 @@ wrf=$top/tests/prog/wrf
 debs=/var/local/thpcow-debs
 out=/var/lib/thpcow-test
 release=$(uname -r)
+release_re=${release//./\\.} # 6.12.118+deb13-amd64 as a regular expression
+release_re=${release_re//+/\\+}
 version=$(cat "$out/version")
 stats=/sys/kernel/debug/thpcow/stats
 
@@ -30,13 +35,18 @@ substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 
 # as the README: apt-get install ./thpcow-dkms_*.deb ./thpcowctl_*.deb
 apt_install() {
+	local t0=$SECONDS built
 	cd "$debs" || return 1
 	apt-get -q update >"$out/apt.log" 2>&1 || { cat "$out/apt.log"; return 1; }
 	apt-get -q -y install "linux-headers-$release" ./thpcow-dkms_*.deb ./thpcowctl_*.deb \
 		>>"$out/apt.log" 2>&1 || { tail -n 40 "$out/apt.log"; return 1; }
 	grep -E 'DKMS|dkms' "$out/apt.log" | grep -v thpcow-repo | tail -n 15
-	check_match "$(dkms status thpcow)" "^thpcow/$version, $release, x86_64: installed" "dkms status thpcow"
-	check_eq "$(modinfo -F filename thpcow)" "/lib/modules/$release/updates/dkms/thpcow.ko" \
+	# (dkms 3.2 logs its build's time)
+	built=$(find /var/lib/dkms/thpcow -name make.log -exec sed -n 's/^# elapsed time: //p' {} +)
+	echo "apt-get update and install: $((SECONDS - t0)) s${built:+, of which the DKMS build $built}"
+	check_match "$(dkms status thpcow)" "^thpcow/$version, $release_re, x86_64: installed" "dkms status thpcow"
+	# (compressed as the kernel's own modules: xz on 6.12)
+	check_match "$(modinfo -F filename thpcow)" "^/lib/modules/$release_re/updates/dkms/thpcow\.ko(\.xz)?$" \
 		"the module DKMS installed"
 	check_eq "$(systemctl is-enabled thpcow.service)" disabled "thpcow.service after install"
 	[[ ! -d /sys/module/thpcow ]] || {
@@ -97,7 +107,8 @@ reload_applies() {
 	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules after reload"
 }
 
-# The next boot: the edited file applied again.
+# The next boot: the edited file applied again (and after the boot in which
+# the module was refused).
 after_reboot() {
 	local state
 	state=$(systemctl is-system-running --wait)
@@ -115,6 +126,44 @@ reload_module() {
 	systemctl enable --now thpcow
 	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "thpcow.service"
 	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
+}
+
+# The README's Secure Boot paragraph, as far as a guest without UEFI goes:
+# DKMS signed the module with the key the README says to enrol; mokutil
+# finds no EFI variables; a kernel that enforces module signatures (as
+# Secure Boot makes it; here module.sig_enforce, which can be turned on at
+# run time) refuses the module with the README's line, thpcow.service fails
+# with it and thpcowctl status says the module is not loaded, and, with a
+# stand-in SecureBoot variable that says on (a tmpfs over /sys/firmware),
+# that it loads only if signed with an enrolled key.
+secure_boot() {
+	local cert sb=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	check_eq "$(modinfo -F signer thpcow)" "DKMS module signing key" "the module's signer"
+	cert=$(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -serial | sed 's/^serial=0*//')
+	check_eq "$(modinfo -F sig_key thpcow | tr -d ':' | sed 's/^0*//')" "$cert" \
+		"the key the module is signed with"
+	check_match "$(mokutil --sb-state 2>&1)" "EFI variables are not supported" "mokutil --sb-state"
+	check_match "$(mokutil --import /var/lib/dkms/mok.pub 2>&1 </dev/null)" "EFI variables are not supported" \
+		"mokutil --import"
+	systemctl stop thpcow
+	thpcowctl unload
+	echo 1 >/sys/module/module/parameters/sig_enforce
+	if systemctl start thpcow; then
+		echo "thpcow.service started with module signatures enforced"
+		return 1
+	fi
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" failed "thpcow.service"
+	check_match "$(journalctl -u thpcow.service --no-pager -o cat)" \
+		"modprobe: ERROR: could not insert 'thpcow': Key was rejected by service" "the journal"
+	check_match "$(thpcowctl status)" $'module loaded: +no\n' "thpcowctl status"
+	mount -t tmpfs thpcow-test /sys/firmware
+	mkdir -p "${sb%/*}"
+	printf '\006\000\000\000\001' >"$sb"
+	check_match "$(thpcowctl status)" \
+		$'secure boot: +yes\n.*\nSecure Boot is on: the module loads only if signed with an enrolled key' \
+		"thpcowctl status with Secure Boot on"
+	umount /sys/firmware
+	systemctl reset-failed thpcow
 }
 
 # as the README: disable, unload, purge; nothing of thpcow is left.
@@ -137,6 +186,7 @@ purge() {
 
 case ${1:-} in
 install) tap_run apt_install prerequisites enable_now write_after_read one_guest reload_applies ;;
-reboot) tap_run after_reboot reload_module purge ;;
-*) echo "usage: packages.sh install|reboot" >&2; exit 2 ;;
+reboot) tap_run after_reboot reload_module secure_boot ;;
+purge) tap_run after_reboot purge ;;
+*) echo "usage: packages.sh install|reboot|purge" >&2; exit 2 ;;
 esac

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# tests/vm/packages.t: the packages of `make deb`, installed as the README's
-# "Install on a KVM host" says, in a guest that boots Debian 12 with systemd
-# from a root disk of its own (an ext4 image of a copy of tests/vm/rootfs,
-# on virtio-blk) on its stock 6.1,
-# offline: the host puts the two .deb files and a local apt repository of
-# what they need that the root lacks (dkms, a compiler, the kernel's headers;
-# downloaded once, kept under the thpcow cache in apt/bookworm) into the
-# root, as its only apt source. tests/guest/packages.sh runs in the guest as
-# a unit, in two boots of the same root:
-#   1. apt-get install (DKMS builds the module), systemctl enable --now thpcow
-#      with a cgroup rule, whole THPs in that cgroup, one guest checked as
-#      the README says, systemctl reload of an edited file;
-#   2. after the reboot the edited rule is applied; disable, unload and
-#      apt-get purge leave nothing of thpcow behind.
-# Each boot is one case; the guest's own TAP is shown. A kernel warning,
-# oops or lockup fails it. About 25 minutes on a loaded 2-core machine
-# (apt and DKMS's compile in TCG).
+# tests/vm/packages.t [--suite bookworm|trixie|all]: the packages of `make
+# deb`, installed as the README's "Install on a KVM host" says, in a guest
+# that boots Debian with systemd from a root disk of its own (an ext4 image,
+# on virtio-blk) on the suite's own kernel: Debian 12 on 6.1 (bookworm, the
+# default, which make check runs) or Debian 13 on 6.12 (trixie), or both.
 #
-# tests/vm/packages.t --suite trixie: the same in Debian 13 on its 6.12
-# (tests/vm/rootfs trixie; trixie's package lists that tests/vm/fetch-kernel
-# 6.12 keeps). Not yet part of make check: there apt also installs
-# linux-image and initramfs-tools, and the first boot outlasted its 1500 s
-# under single-threaded TCG on a loaded machine.
+# Offline: the root's only apt source is a local repository of what the
+# packages need that tests/vm/rootfs lacks (dkms, a compiler, the kernel's
+# headers; openssl, with which DKMS makes its signing key, and mokutil, as on
+# a host with Secure Boot), resolved by the host's apt against the root's
+# dpkg status and downloaded once (the thpcow cache's apt/SUITE). What is
+# not under test is installed once, on the host (chroot, no initramfs), into
+# a cached copy of the root, rootfs/SUITE-packages, made anew when the
+# package list, the kernel release or the root's recipe change: the guest
+# then installs only the two .debs, and DKMS builds (and signs) the module
+# there, for its running kernel. tests/guest/packages.sh runs in the guest
+# as a unit, in three boots of the same root:
+#   1. apt-get install (DKMS builds and signs the module), systemctl enable
+#      --now thpcow with a cgroup rule, whole THPs in that cgroup, one guest
+#      checked as the README says, systemctl reload of an edited file;
+#   2. after the reboot the edited rule is applied; the module reloaded as
+#      after an upgrade; the README's Secure Boot failure (the kernel made
+#      to enforce module signatures, which lasts until the next boot);
+#   3. after the next reboot the rule is applied again; disable, unload
+#      and apt-get purge leave nothing of thpcow behind.
+# Each boot is one case; the guest's own TAP is shown. A kernel warning,
+# oops or lockup fails it.
+#
+# Measured on the 2-core machine with other TCG guests running (load 2-5),
+# the cached root ready: bookworm about 6 minutes (apt-get install with
+# DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
+# tests/vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
+# bookworm only. Cold, add the downloads (about 45 packages), tests/vm/rootfs
+# SUITE and preparing the root (about a minute for bookworm, two for trixie).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/vm.sh
@@ -32,16 +43,18 @@ source "$here/../lib/sysguest.sh"
 source "$here/../lib/tap.sh"
 cd "$repo" || exit 1
 
-timeout=1500
-suite=bookworm
-[[ ${1:-} != --suite ]] || suite=$2
-case $suite in
-bookworm) series=6.1 threads=multi apt_lists=() ;;
-# as tests/vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
-trixie) series=6.12 threads=single apt_lists=(-o "Dir::Etc::SourceList=$vm_cache/6.12/apt/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$vm_cache/6.12/apt/lists") ;;
-*) echo "usage: packages.t [--suite bookworm|trixie]" >&2; exit 2 ;;
-esac
+timeout=1200
+suites=(bookworm)
+if [[ ${1:-} == --suite ]]; then
+	case ${2:-} in
+	bookworm | trixie) suites=("$2") ;;
+	all) suites=(bookworm trixie) ;;
+	*) echo "usage: packages.t [--suite bookworm|trixie|all]" >&2; exit 2 ;;
+	esac
+fi
+# Bump when what prepare_root puts in the cached root changes.
+recipe=1
+
 bail() {
 	echo "TAP version 13"
 	echo "Bail out! $*"
@@ -49,95 +62,168 @@ bail() {
 }
 
 version=$(sed -n 's/^#define THPCOW_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/uapi/thpcow.h)
-kdir=$(tests/vm/fetch-kernel "$series") || bail "no $series kernel (tests/vm/fetch-kernel $series)"
-release=$(cat "$kdir/release")
-base=$(tests/vm/rootfs "$suite") || bail "no $suite root filesystem (tests/vm/rootfs $suite)"
 make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 	tail -n 20 "$vm_scratch/deb.log" >&2
 	bail "make deb failed"
 }
 make -s -C tests/prog wrf >&2 || bail "building tests/prog/wrf failed"
+debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
-root=$vm_scratch/root
-cp -a "$base" "$root" || bail "cannot copy $base"
-debs=$root/var/local/thpcow-debs
-mkdir -p "$debs"
-cp "build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb" "$debs/"
-
-# What installing them needs that the root lacks, resolved against the
-# root's own dpkg status by the host's apt, with the suite's lists (the
-# host's for bookworm; for trixie those of tests/vm/fetch-kernel 6.12, under
-# its lock).
-archives=$vm_cache/apt/$suite
-mkdir -p "$archives/partial" "$archives/cache"
-apt_root() {
-	apt-get -q -y -o APT::Sandbox::User=root "${apt_lists[@]}" -o Dir::Cache="$archives/cache" \
-		-o Dir::Cache::archives="$archives" -o Dir::State::status="$root/var/lib/dpkg/status" \
-		-o Debug::NoLocking=1 -o APT::Install-Recommends=false "$@" install "linux-headers-$release" \
-		"$debs/thpcow-dkms_${version}_all.deb" "$debs/thpcowctl_${version}_amd64.deb"
+# suite SUITE: the suite's kernel series, TCG threads and apt lists (the
+# host's for bookworm; for trixie those of tests/vm/fetch-kernel 6.12).
+suite() {
+	case $1 in
+	bookworm) series=6.1 threads=multi apt_lists=() ;;
+	# as tests/vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
+	trixie) series=6.12 threads=single apt_lists=(-o "Dir::Etc::SourceList=$vm_cache/6.12/apt/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$vm_cache/6.12/apt/lists") ;;
+	esac
 }
-exec 8>"$vm_cache/$series/.lock"
-flock 8
-apt_root --download-only >"$vm_scratch/download.log" 2>&1 || {
-	tail -n 20 "$vm_scratch/download.log" >&2
-	bail "downloading what the packages need failed"
+
+# needed SUITE BASE: into $vm_scratch/needed-SUITE, the packages (name
+# version) that installing the headers, the two .debs, openssl and mokutil
+# in BASE takes, downloaded into the cache's apt/SUITE if not there yet.
+needed() {
+	local archives=$vm_cache/apt/$1 log=$vm_scratch/download-$1.log
+	mkdir -p "$archives/partial" "$archives/cache"
+	apt_base() {
+		apt-get -q -y -o APT::Sandbox::User=root "${apt_lists[@]}" -o Dir::Cache="$archives/cache" \
+			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
+			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
+			"linux-headers-$release" openssl mokutil "${debs[@]/#/./}"
+	}
+	exec 8>"$vm_cache/$series/.lock"
+	flock 8
+	apt_base "$1" "$2" --download-only >"$log" 2>&1 || {
+		tail -n 20 "$log"
+		echo "downloading what the packages need failed"
+		return 1
+	}
+	sed -n 's/^Get:[0-9]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .*/# downloaded \1/p' "$log" | grep -v "$version\$"
+	# (an upgrade: Inst NAME [OLD] (NEW ...))
+	apt_base "$1" "$2" -s 2>/dev/null | sed -n 's/^Inst \([^ ]*\) \(\[[^]]*\] \)\?(\([^ ]*\) .*/\1 \3/p' |
+		grep -v '^thpcow' | sort >"$vm_scratch/needed-$1"
+	flock -u 8
 }
-sed -n 's/^Get:[0-9]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .*/\1/p' "$vm_scratch/download.log" |
-	sed 's/^/# downloaded /' >&2
-# the local repository: every .deb apt would install, thpcow's left out
-apt_root -s 2>/dev/null | sed -n 's/^Inst \([^ ]*\) .*/\1/p' | grep -v '^thpcow' >"$vm_scratch/needed"
-flock -u 8
-repo_dir=$root/var/local/thpcow-repo
-mkdir -p "$repo_dir"
-while read -r p; do
-	f=$(find "$archives" -maxdepth 1 -name "${p}_*.deb" | sort -V | tail -n1)
-	[[ -n $f ]] || bail "$p: not downloaded"
-	cp "$f" "$repo_dir/"
-done <"$vm_scratch/needed"
-(cd "$repo_dir" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) || bail "dpkg-scanpackages failed"
-echo "# the local repository: $(wc -l <"$vm_scratch/needed") packages, $(du -sh "$repo_dir" | cut -f1)" >&2
-rm -f "$root"/etc/apt/sources.list.d/*
-echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$root/etc/apt/sources.list"
 
-# Quicker under TCG, and not what is tested: dpkg without fsync, no
-# recommended packages.
-echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/thpcow-test"
-echo 'APT::Install-Recommends "false";' >"$root/etc/apt/apt.conf.d/99thpcow-test"
-# each boot runs packages.sh STAGE, STAGE from thpcow_stage= on the kernel's
-# command line ($$: systemd's $)
-# shellcheck disable=SC2016 # the guest's sh expands it
-sysguest_test_unit "$root" tests/guest/packages.sh \
-	'for w in $$(cat /proc/cmdline); do case $$w in thpcow_stage=*) s=$${w#*=} ;; esac; done; /opt/thpcow-test/tests/guest/packages.sh $$s >tap-$$s.new 2>&1; mv tap-$$s.new tap-$$s; sync' ||
-	bail "systemctl --root enable failed"
-echo "$version" >"$root/var/lib/thpcow-test/version"
-img=$vm_scratch/root.img
-sysguest_disk "$root" "$img" || bail "cannot make the root disk"
-rm -rf "$root"
+# prepare_root SUITE BASE: the cached root of SUITE with what
+# $vm_scratch/needed-SUITE lists installed from a local repository of it
+# (kept there as the root's only apt source): made on the host, under chroot,
+# if missing or made from another list, kernel or root. Prints its path.
+prepare_root() {
+	local s=$1 base=$2 root=$vm_cache/rootfs/$1-packages key tmp f name ver
+	key=$({ echo "recipe $recipe $release"; cat "$base/.thpcow-rootfs" "$vm_scratch/needed-$s"; } |
+		sha256sum | cut -d' ' -f1)
+	exec 7>"$root.lock"
+	flock 7
+	if [[ $(cat "$root/.thpcow-packages" 2>/dev/null) != "$key" ]]; then
+		echo "# preparing $root (once: what the packages need, installed on the host)" >&2
+		tmp=$root.new
+		rm -rf "$tmp"
+		cp -a "$base" "$tmp" || return 1
+		mkdir -p "$tmp/var/local/thpcow-repo"
+		while read -r name ver; do
+			f=$vm_cache/apt/$s/${name}_${ver/:/%3a}_
+			f=$(compgen -G "$f*.deb" | head -n1)
+			[[ -n $f ]] || { echo "$name $ver: not downloaded" >&2; return 1; }
+			cp "$f" "$tmp/var/local/thpcow-repo/"
+		done <"$vm_scratch/needed-$s"
+		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) || return 1
+		rm -f "$tmp"/etc/apt/sources.list.d/*
+		echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$tmp/etc/apt/sources.list"
+		# Quicker, here and in the guest, and not what is tested: dpkg
+		# without fsync, no recommended packages.
+		echo force-unsafe-io >"$tmp/etc/dpkg/dpkg.cfg.d/thpcow-test"
+		echo 'APT::Install-Recommends "false";' >"$tmp/etc/apt/apt.conf.d/99thpcow-test"
+		# no services started, no initramfs made (trixie's headers pull in
+		# the kernel's package; the guest boots its own initramfs), none of
+		# this host's environment
+		printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
+		chmod +x "$tmp/usr/sbin/policy-rc.d"
+		# shellcheck disable=SC2016 # for the sh below
+		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 INITRD=No \
+			DEBIAN_FRONTEND=noninteractive unshare -m sh -c 'mount -t proc proc "$1/proc" &&
+			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $2 &&
+			chroot "$1" apt-mark auto $2 && chroot "$1" apt-mark manual openssl mokutil "linux-headers-$3"' \
+			sh "$tmp" "$(cut -d' ' -f1 "$vm_scratch/needed-$s" | tr '\n' ' ')" "$release" \
+			>"$vm_scratch/prepare-$s.log" 2>&1 || {
+			tail -n 30 "$vm_scratch/prepare-$s.log" >&2
+			return 1
+		}
+		rm -f "$tmp/usr/sbin/policy-rc.d"
+		rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/*.bin "$tmp"/var/cache/apt/archives/*.deb
+		echo "$key" >"$tmp/.thpcow-packages"
+		rm -rf "$root"
+		mv "$tmp" "$root"
+	fi
+	echo "$root"
+}
 
-# boot STAGE: one boot of the root disk running packages.sh STAGE; its TAP
-# read back with debugfs.
+# image SUITE: $vm_scratch/SUITE.img, a root disk of a copy of the prepared
+# root with the two .debs in /var/local/thpcow-debs and the test unit.
+image() {
+	local s=$1 base prepared root=$vm_scratch/root
+	base=$(tests/vm/rootfs "$s") || { echo "no $s root filesystem (tests/vm/rootfs $s)"; return 1; }
+	needed "$s" "$base" || return 1
+	prepared=$(prepare_root "$s" "$base") || { echo "preparing the $s root failed"; return 1; }
+	rm -rf "$root"
+	cp -a "$prepared" "$root" || return 1
+	mkdir -p "$root/var/local/thpcow-debs"
+	cp "${debs[@]}" "$root/var/local/thpcow-debs/" || return 1
+	# each boot runs packages.sh STAGE, STAGE from thpcow_stage= on the
+	# kernel's command line ($$: systemd's $)
+	# shellcheck disable=SC2016 # the guest's sh expands it
+	sysguest_test_unit "$root" tests/guest/packages.sh \
+		'for w in $$(cat /proc/cmdline); do case $$w in thpcow_stage=*) s=$${w#*=} ;; esac; done; /opt/thpcow-test/tests/guest/packages.sh $$s >tap-$$s.new 2>&1; mv tap-$$s.new tap-$$s; sync' ||
+		return 1
+	echo "$version" >"$root/var/lib/thpcow-test/version"
+	sysguest_disk "$root" "$vm_scratch/$s.img" || return 1
+	rm -rf "$root"
+}
+
+# boot SUITE STAGE: one boot of SUITE's root disk running packages.sh
+# STAGE; its TAP read back with debugfs.
 boot() {
-	local stage=$1 tap=$vm_scratch/tap-$1 rc=0
-	sysguest_boot "$kdir" "$img" "$timeout" "$threads" "thpcow_stage=$stage" || rc=$?
+	local s=$1 stage=$2 tap=$vm_scratch/tap-$1-$2 rc=0 t0=$SECONDS
+	sysguest_boot "$kdir" "$vm_scratch/$s.img" "$timeout" "$threads" "thpcow_stage=$stage" || rc=$?
 	sysguest_problems "$rc" "$timeout" || return 1
-	debugfs -R "dump /var/lib/thpcow-test/tap-$stage $tap" "$img" >/dev/null 2>&1
+	debugfs -R "dump /var/lib/thpcow-test/tap-$stage $tap" "$vm_scratch/$s.img" >/dev/null 2>&1
 	[[ -s $tap ]] || {
 		tail -n 40 "$vm_scratch/console.log"
 		echo "tests/guest/packages.sh $stage left no results"
 		return 1
 	}
 	sed 's/^/guest: /' "$tap"
+	echo "$s $stage: $((SECONDS - t0)) s"
 	grep -q '^# Totals: pass:[0-9]* fail:0 skip:0' "$tap"
 }
 
-install_enable_reload() { boot install; }
-reboot_purge() {
-	[[ -s $vm_scratch/tap-install ]] || skip "the first boot did not run"
-	boot reboot
+# install SUITE: the root disk made, and its first boot.
+install() {
+	local t0=$SECONDS
+	suite "$1"
+	kdir=$(tests/vm/fetch-kernel "$series") || { echo "no $series kernel (tests/vm/fetch-kernel $series)"; return 1; }
+	release=$(cat "$kdir/release")
+	image "$1" || return 1
+	echo "$1: the root disk made in $((SECONDS - t0)) s"
+	boot "$1" install
+}
+# again SUITE STAGE [PREVIOUS]: a later boot, if the one before it ran.
+again() {
+	suite "$1"
+	kdir=$(tests/vm/fetch-kernel "$series") || return 1
+	[[ -s $vm_scratch/tap-$1-$3 ]] || skip "the $3 boot did not run"
+	boot "$1" "$2"
 }
 
-cases=(
-	install_enable_reload # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
-	reboot_purge          # the rule after a reboot; purge leaves nothing
-)
+cases=()
+for s in "${suites[@]}"; do
+	eval "install_$s() { install $s; }; reboot_$s() { again $s reboot install; }
+		purge_$s() { again $s purge reboot; rm -f \"\$vm_scratch/$s.img\"; }"
+	cases+=(
+		"install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
+		"reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
+		"purge_$s"   # the rule after a reboot; purge leaves nothing
+	)
+done
 tap_run "${cases[@]}"

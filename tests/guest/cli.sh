@@ -109,6 +109,27 @@ wait_for() {
 	return 1
 }
 
+# reap PID [SECONDS]: wait for the child PID, but not for ever: after
+# SECONDS (default 120) show what every process is doing, kill it, and
+# return 124, so that a hang fails its case and says where it hung.
+reap() {
+	local pid=$1 i state
+	for ((i = 0; i < ${2:-120} * 10; i++)); do
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		[[ -z $state || $state == Z ]] && {
+			wait "$pid"
+			return
+		}
+		sleep 0.1
+	done
+	echo "pid $pid still running after ${2:-120} s; the processes:"
+	ps -eo pid,ppid,stat,wchan:30,args | sed 's/^/  /'
+	sed 's/^/  its kernel stack: /' "/proc/$pid/stack" 2>/dev/null
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 124
+}
+
 # A trace (or N) has its instance and its event enabled there.
 trace_ready() {
 	local f n=0
@@ -432,10 +453,10 @@ trace_json() {
 	spawn tr timeout 60 "$ctl" trace --count 3 --json --pid "$second" >"$out/trace"
 	wait_for trace_ready
 	touch "$out/go-first"
-	wait "$first"
+	reap "$first"
 	touch "$out/go-second"
-	wait "$second"
-	wait "$tr" || {
+	reap "$second"
+	reap "$tr" || {
 		echo "trace: exit status $?"
 		return 1
 	}
@@ -465,12 +486,12 @@ trace_fields() {
 	spawn tt timeout 60 "$ctl" trace --count 4 --wall-clock --pid "$p" >"$out/trace.txt"
 	wait_for trace_ready 2
 	touch "$out/go-fields"
-	wait "$p"
-	wait "$tr" || {
+	reap "$p"
+	reap "$tr" || {
 		echo "trace --json: exit status $?"
 		return 1
 	}
-	wait "$tt" || {
+	reap "$tt" || {
 		echo "trace --wall-clock: exit status $?"
 		return 1
 	}
@@ -546,7 +567,7 @@ trace_lost_events() {
 		return 1
 	}
 	kill -TERM "$tr"
-	wait "$tr" || {
+	reap "$tr" || {
 		echo "trace: exit status $?"
 		return 1
 	}
@@ -582,13 +603,13 @@ trace_text() {
 	spawn tr "$ctl" trace >"$out/trace"
 	wait_for trace_ready
 	touch "$out/go-text"
-	wait "$first"
+	reap "$first"
 	wait_for lines_with "$out/trace" " $first  wrf " 4 || {
 		cat "$out/trace"
 		return 1
 	}
 	kill -TERM "$tr"
-	wait "$tr" || {
+	reap "$tr" || {
 		echo "trace stopped by SIGTERM: exit status $?"
 		return 1
 	}
@@ -602,7 +623,7 @@ trace_text() {
 	spawn tr "$ctl" trace --json >/dev/null
 	wait_for trace_ready
 	kill -INT "$tr"
-	wait "$tr" || {
+	reap "$tr" || {
 		echo "trace stopped by SIGINT: exit status $?"
 		return 1
 	}
@@ -633,7 +654,7 @@ trace_stalled_reader() {
 	kill -TERM "$tr"
 	wait_for gone "$tr"
 	echo "step: trace gone, its exit status"
-	wait "$tr" || {
+	reap "$tr" || {
 		echo "trace: exit status $?"
 		return 1
 	}

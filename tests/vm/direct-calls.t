@@ -35,9 +35,10 @@ safe=(
 	# The rule walk calls the visitor ctl.c or debugfs.c passes: a function
 	# of this module whose address is taken, so it has its ENDBR64.
 	'thpcow_policy_walk __x86_indirect_thunk_[a-z0-9]+'
-	# The usage table's reclaim and walk put the cgroups they looked up by
+	# The usage table's reclaim (in its worker, where the compiler may inline
+	# it) and walk put the cgroups they looked up by
 	# id (cgroup_put(), as above); on 5.10 the lookup itself does.
-	'thpcow_(usage_reclaim|usage_walk|cgroup_get_from_id)(\.[a-z]+\.[0-9]+)? __x86_indirect_thunk_[a-z0-9]+'
+	'thpcow_(usage_reclaim|usage_reclaim_fn|usage_walk|cgroup_get_from_id)(\.[a-z]+\.[0-9]+)? __x86_indirect_thunk_[a-z0-9]+'
 	# The usage walk calls the visitor ctl.c or debugfs.c passes, and ctl.c
 	# the walk it passes to thpcow_rows_out(): functions of this module
 	# whose address is taken, so they have their ENDBR64.

@@ -335,8 +335,14 @@ static bool thpcow_rule_link_live(struct thpcow_rule *rule,
 static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 {
 	struct thpcow_rule *old;
-	int ret = 0;
+	int ret;
 
+	/* The hook is armed before the rule is in, or nothing changes. */
+	ret = thpcow_hook_get();
+	if (ret) {
+		thpcow_rule_free(&new->rcu);
+		return ret;
+	}
 	spin_lock(&thpcow_rules_lock);
 	if (task && !atomic_read(&task->signal->live)) {
 		ret = -ESRCH;
@@ -355,6 +361,7 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	}
 out:
 	spin_unlock(&thpcow_rules_lock);
+	thpcow_hook_put();
 	if (new)
 		thpcow_rule_free(&new->rcu);
 	return ret;
@@ -365,21 +372,13 @@ int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
 			   u32 flags)
 {
 	struct thpcow_rule *rule;
-	int ret;
 
 	thpcow_policy_reap();
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
 				 mode, flags, GFP_KERNEL);
 	if (!rule)
 		return -ENOMEM;
-	ret = thpcow_hook_get();
-	if (ret) {
-		thpcow_rule_free(&rule->rcu);
-		return ret;
-	}
-	ret = thpcow_rule_upsert(rule, task);
-	thpcow_hook_put();
-	return ret;
+	return thpcow_rule_upsert(rule, task);
 }
 
 /* Set @cgrp's rule (it takes a reference of its own). */
@@ -387,7 +386,6 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 			     u32 flags)
 {
 	struct thpcow_rule *rule;
-	int ret;
 
 	thpcow_policy_reap();
 	cgroup_get(cgrp);
@@ -397,14 +395,7 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 		cgroup_put(cgrp);
 		return -ENOMEM;
 	}
-	ret = thpcow_hook_get();
-	if (ret) {
-		thpcow_rule_free(&rule->rcu);
-		return ret;
-	}
-	ret = thpcow_rule_upsert(rule, NULL);
-	thpcow_hook_put();
-	return ret;
+	return thpcow_rule_upsert(rule, NULL);
 }
 
 static int thpcow_rule_clear(enum thpcow_scope scope, const void *key)

@@ -162,6 +162,65 @@ after_migration_waits() {
 	kill_during wait 3 --after-migration
 }
 
+# wait_line NAME LINE: until thpmix's output has LINE (10 s at most).
+wait_line() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -qx "$2" "$out/$1" && return 0
+		sleep 0.1
+	done
+	echo "thpmix never printed $2"
+	return 1
+}
+
+# still_waiting CTLPID WHAT: collapse is running and has collapsed nothing.
+still_waiting() {
+	kill -0 "$1" 2>/dev/null || {
+		echo "collapse ended $2"
+		return 1
+	}
+	check_eq "$(awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$mixpid/smaps_rollup")" 0 \
+		"AnonHugePages kB $2"
+}
+
+# --await-postcopy: an incoming migration still in precopy shows no
+# userfaultfd registration; collapse waits for postcopy to begin, then to
+# end (thpmix --postcopy plays QEMU's steps), and only then collapses.
+await_postcopy() {
+	local ctlpid rc=0 map=$map_default$map_default$map_default$map_default
+	mix_start await --size "$size" --pattern "$pattern" --postcopy
+	"$ctl" collapse --pid "$mixpid" --await-postcopy 600 --json >"$out/await.json" &
+	ctlpid=$!
+	sleep 2
+	still_waiting "$ctlpid" "before postcopy began" || return 1
+	kill -USR2 "$mixpid"
+	wait_line await postcopy=begun || return 1
+	sleep 2
+	still_waiting "$ctlpid" "during postcopy" || return 1
+	kill -USR2 "$mixpid"
+	wait_line await postcopy=ended || return 1
+	wait "$ctlpid" || rc=$?
+	mix_end await
+	check_eq "$rc" 0 "exit status"
+	check_eq "$(val await thp_map)" "$map" "THP map"
+	check_eq "$(jval await.json postcopy_seen)" true "postcopy_seen"
+	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["waited_s"]
+sys.exit(0 if s >= 4 else print("waited", s, "s, want >= 4") or 1)' "$out/await.json"
+}
+
+# --await-postcopy SECS with no postcopy (a migration that ended in
+# precopy): after SECS it collapses anyway; --pidfile names the process.
+await_postcopy_none() {
+	mix_start none --size 16 --pattern 512 --postcopy
+	echo "$mixpid" >"$out/none.pid"
+	"$ctl" collapse --pidfile "$out/none.pid" --await-postcopy 3 --json >"$out/none.json"
+	mix_end none
+	check_eq "$(val none thp_map)" HHHHHHHH "THP map"
+	check_eq "$(jval none.json postcopy_seen)" false "postcopy_seen"
+	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["waited_s"]
+sys.exit(0 if 2.9 <= s < 10 else print("waited", s, "s, want 3") or 1)' "$out/none.json"
+}
+
 # A process gone mid-way: an error, the summary of what was done.
 exits_midway() {
 	mix_start exit --size 128 --pattern 512
@@ -226,6 +285,11 @@ bad_arguments() {
 		collapse --pid 1 --min-present 0
 	expect_error 1 "thpcowctl: collapse: cgroup /thpcow-no-such: cannot read $cg/thpcow-no-such/cgroup.procs: No such file or directory" \
 		collapse --cgroup thpcow-no-such
+	expect_error 1 "thpcowctl: collapse: pid file /run/thpcow-no-such.pid: No such file or directory" \
+		collapse --pidfile /run/thpcow-no-such.pid
+	echo vm1 >"$out/bad.pid"
+	expect_error 1 "thpcowctl: collapse: pid file $out/bad.pid: 'vm1' is not a pid" \
+		collapse --pidfile "$out/bad.pid"
 }
 
 # Another user's process: its memory map is not ours to read; and our own
@@ -260,10 +324,12 @@ else
 		second_run_is_noop  # THPs are left alone and counted
 		uffd_range_skipped  # a userfaultfd range is skipped and counted
 		after_migration_waits # waits while uffd is registered; the process exits
+		await_postcopy      # started in precopy: waits for postcopy's start and end
+		await_postcopy_none # no postcopy within SECS: collapses; --pidfile
 		exits_midway        # the process exits mid-way: error and summary
 		rate_bounds         # --rate bounds the bandwidth
 		interrupted         # SIGINT stops between ranges, status 130
-		bad_arguments       # no such pid, kernel thread, rate 0, no cgroup
+		bad_arguments       # no such pid, kernel thread, rate 0, no cgroup, pid files
 		no_permission       # another user's process
 	)
 fi

@@ -7,7 +7,11 @@
  * the rest untouched; then MADV_HUGEPAGE. --uffd adds a second region, all
  * data, registered with userfaultfd afterwards. It prints "ready" and
  * waits; on SIGUSR1 it checks every byte and reports which ranges are THPs
- * (pagemap and kpageflags: run as root), then exits.
+ * (pagemap and kpageflags: run as root), then exits. With --postcopy, each
+ * SIGUSR2 plays the next step of what QEMU does to guest RAM on the
+ * destination of a postcopy migration: the first marks the region
+ * MADV_NOHUGEPAGE and registers it with userfaultfd (postcopy begins), the
+ * second unregisters it and marks it MADV_HUGEPAGE again (it ends).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -32,14 +36,16 @@ static unsigned int pat_w[MAX_PATTERN], pat_z[MAX_PATTERN], pat_n;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: thpmix [--size MiB] [--pattern W[/Z],...] [--uffd MiB]\n"
+"Usage: thpmix [--size MiB] [--pattern W[/Z],...] [--uffd MiB] [--postcopy]\n"
 "\n"
 "  --size MiB        the region (default 64), 2 MiB aligned\n"
 "  --pattern LIST    per 2 MiB range, cycling: W pages written, then Z\n"
 "                    pages read (default 512)\n"
 "  --uffd MiB        a second region, all data, under userfaultfd (0)\n"
+"  --postcopy        SIGUSR2 begins, then ends, a postcopy on the region\n"
 "\n"
-"Prints region=, uffd_region=, ready; on SIGUSR1: verify=ok|fail,\n"
+"Prints region=, uffd_region=, ready; on SIGUSR2 postcopy=begun|ended;\n"
+"on SIGUSR1: verify=ok|fail,\n"
 "thp_map= (H: a THP, .: not, per range), anon_huge_kb=.\n");
 }
 
@@ -164,7 +170,8 @@ static uint64_t anon_huge_kb(const void *addr)
 	return v;
 }
 
-static void register_uffd(uint8_t *p, size_t size)
+/* A userfaultfd with [p, p + size) registered for missing pages. */
+static int register_uffd(uint8_t *p, size_t size)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = {
@@ -175,7 +182,26 @@ static void register_uffd(uint8_t *p, size_t size)
 
 	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg))
 		die(1, "userfaultfd: %s", strerror(errno));
-	/* kept open: the registration lasts as long as the process */
+	return fd;
+}
+
+/* --postcopy's SIGUSR2: the next step of a postcopy on the region. */
+static void postcopy_step(uint8_t *p, size_t size, int *uffd)
+{
+	struct uffdio_range range = { .start = (uintptr_t)p, .len = size };
+
+	if (*uffd < 0) {
+		if (madvise(p, size, MADV_NOHUGEPAGE))
+			die(1, "madvise: %s", strerror(errno));
+		*uffd = register_uffd(p, size);
+		puts("postcopy=begun");
+	} else {
+		if (ioctl(*uffd, UFFDIO_UNREGISTER, &range) ||
+		    madvise(p, size, MADV_HUGEPAGE))
+			die(1, "postcopy's end: %s", strerror(errno));
+		puts("postcopy=ended");
+	}
+	fflush(stdout);
 }
 
 int main(int argc, char *argv[])
@@ -184,6 +210,7 @@ int main(int argc, char *argv[])
 		{ "size", required_argument, NULL, 's' },
 		{ "pattern", required_argument, NULL, 'p' },
 		{ "uffd", required_argument, NULL, 'u' },
+		{ "postcopy", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -191,8 +218,8 @@ int main(int argc, char *argv[])
 	char def[] = "512";
 	uint8_t *region, *uregion = NULL;
 	sigset_t set;
-	bool ok;
-	int opt, sig;
+	bool ok, postcopy = false;
+	int opt, sig, pc_uffd = -1;
 
 	parse_pattern(def);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -206,6 +233,9 @@ int main(int argc, char *argv[])
 		case 'u':
 			usize = number_arg("--uffd", optarg, 0, 1 << 20) << 20;
 			break;
+		case 'P':
+			postcopy = true;
+			break;
 		default:
 			usage_exit(usage, opt == 'h');
 		}
@@ -216,6 +246,7 @@ int main(int argc, char *argv[])
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
 	region = map_aligned(size);
@@ -237,7 +268,9 @@ int main(int argc, char *argv[])
 	printf("ready\n");
 	fflush(stdout);
 
-	sigwait(&set, &sig);
+	while (!sigwait(&set, &sig) && sig == SIGUSR2)
+		if (postcopy)
+			postcopy_step(region, size, &pc_uffd);
 	ok = verify(region, size, false);
 	if (uregion)
 		ok &= verify(uregion, usize, true);

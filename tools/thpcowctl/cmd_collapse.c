@@ -48,12 +48,15 @@
 #define MIN_PRESENT_DEFAULT	502
 #define EXIT_INTERRUPTED	130	/* Ctrl-C or SIGTERM: 128 + SIGINT */
 #define WAIT_POLL_NS		500000000L	/* --after-migration's poll */
+/* --await-postcopy's: a postcopy shorter than this can go unseen */
+#define AWAIT_POLL_NS		100000000L
 #define PROGRESS_NS		250000000L
 #define ERRNO_MAX		134
 
 struct opts {
 	unsigned int min_present;
 	unsigned long long rate;	/* bytes per second; 0: as fast as it goes */
+	unsigned int await;	/* --await-postcopy: seconds */
 	bool json, after_migration, progress;
 };
 
@@ -65,7 +68,7 @@ struct tally {
 	unsigned long long failed[ERRNO_MAX + 1];	/* by errno */
 	unsigned long long rss_before_kb, rss_after_kb;
 	unsigned int processes, exited;
-	bool interrupted;
+	bool interrupted, postcopy_seen;
 	double waited;		/* --after-migration's waits, in seconds */
 	struct timespec start, shown;
 };
@@ -451,21 +454,40 @@ static int collapse_pid(struct target *tg, struct tally *t, const struct opts *o
 	return ret == -EIO ? -1 : ret;
 }
 
-/* --after-migration: until no userfaultfd registration is left. */
+/*
+ * --after-migration: until no userfaultfd registration is left. QEMU
+ * registers guest RAM only when an incoming migration switches to
+ * postcopy, so one still in precopy looks like one that has ended; with
+ * --await-postcopy SECS, first wait up to SECS for a registration to
+ * appear.
+ */
 static int wait_uffd(pid_t pid, struct tally *t, const struct opts *o)
 {
 	struct timespec t0;
-	long long mib = 0;
+	double left;
+	long long mib;
 	bool shown = false;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!stop && (mib = uffd_mib(pid)) > 0) {
+	mib = uffd_mib(pid);
+	while (!stop && mib == 0 && (left = o->await - since(&t0)) > 0) {
+		if (o->progress) {
+			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting %.0f s "
+				"more for postcopy to begin", (int)pid, left);
+			shown = true;
+		}
+		nap(left < AWAIT_POLL_NS / 1e9 ? left : AWAIT_POLL_NS / 1e9);
+		mib = uffd_mib(pid);
+	}
+	t->postcopy_seen |= mib > 0;
+	while (!stop && mib > 0) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting, %lld MiB "
 				"still under userfaultfd", (int)pid, mib);
 			shown = true;
 		}
 		nap(WAIT_POLL_NS / 1e9);
+		mib = uffd_mib(pid);
 	}
 	if (shown)
 		fputc('\n', stderr);
@@ -502,6 +524,7 @@ static void print_summary(const struct tally *t, const struct opts *o)
 		json_uint(&j, "rss_after_kb", t->rss_after_kb);
 		json_double(&j, "seconds", secs);
 		json_double(&j, "waited_s", t->waited);
+		json_bool(&j, "postcopy_seen", t->postcopy_seen);
 		json_double(&j, "mib_per_s", secs > 0 ? mib / secs : 0);
 		json_bool(&j, "interrupted", t->interrupted);
 		json_end(&j);
@@ -521,7 +544,8 @@ static void print_summary(const struct tally *t, const struct opts *o)
 	printf("time:          %.2f s (%.1f MiB/s)\n", secs,
 	       secs > 0 ? mib / secs : 0);
 	if (o->after_migration)
-		printf("waited:        %.2f s\n", t->waited);
+		printf("waited:        %.2f s (postcopy %s)\n", t->waited,
+		       t->postcopy_seen ? "seen" : "not seen");
 	if (t->interrupted)
 		printf("interrupted:   yes\n");
 }
@@ -547,15 +571,39 @@ static int do_pid(struct target *tg, struct tally *t, const struct opts *o)
 	return ret;
 }
 
+/*
+ * --pidfile: the pid a daemon wrote (libvirt's /run/libvirt/qemu/NAME.pid);
+ * 0, or -1 reported.
+ */
+static int read_pidfile(const char *path, pid_t *pid)
+{
+	unsigned long long num;
+	char buf[32];
+	int ret = read_line(path, buf, sizeof(buf));
+
+	if (ret) {
+		error_msg("collapse: pid file %s: %s", path, strerror(-ret));
+		return -1;
+	}
+	if (parse_uint(buf, INT_MAX, &num) || !num) {
+		error_msg("collapse: pid file %s: '%s' is not a pid", path, buf);
+		return -1;
+	}
+	*pid = (pid_t)num;
+	return 0;
+}
+
 int cmd_collapse(const struct verb *v, int argc, char *argv[])
 {
-	enum { OPT_MIN = 0x200, OPT_RATE, OPT_AFTER };
+	enum { OPT_MIN = 0x200, OPT_RATE, OPT_AFTER, OPT_AWAIT, OPT_PIDFILE };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "min-present", required_argument, NULL, OPT_MIN },
 		{ "rate", required_argument, NULL, OPT_RATE },
 		{ "after-migration", no_argument, NULL, OPT_AFTER },
+		{ "await-postcopy", required_argument, NULL, OPT_AWAIT },
+		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -564,7 +612,7 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 	struct target tg = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct tally t = { 0 };
-	const char *cgroup = NULL;
+	const char *cgroup = NULL, *pidfile = NULL;
 	unsigned long long num;
 	pid_t *pids = NULL, pid = 0;
 	size_t n = 0, i;
@@ -573,18 +621,19 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
 		switch (opt) {
 		case OPT_PID:
-			if (arg_uint(v, "PID", optarg, INT_MAX, &num))
-				return EXIT_USAGE;
-			if (pid || cgroup)
-				return usage_error(v, "--pid and --cgroup are "
-						   "mutually exclusive");
-			pid = (pid_t)num;
-			break;
 		case OPT_CGROUP:
-			if (pid || cgroup)
-				return usage_error(v, "--pid and --cgroup are "
-						   "mutually exclusive");
-			cgroup = optarg;
+		case OPT_PIDFILE:
+			if (pid || cgroup || pidfile)
+				return usage_error(v, "one of --pid, --cgroup or "
+						   "--pidfile, once");
+			if (opt == OPT_CGROUP)
+				cgroup = optarg;
+			else if (opt == OPT_PIDFILE)
+				pidfile = optarg;
+			else if (arg_uint(v, "PID", optarg, INT_MAX, &num))
+				return EXIT_USAGE;
+			else
+				pid = (pid_t)num;
 			break;
 		case OPT_MIN:
 			if (arg_uint(v, "page count", optarg, HPAGE_PTES, &num))
@@ -596,6 +645,11 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 				return EXIT_USAGE;
 			o.rate = num << 20;
 			break;
+		case OPT_AWAIT:
+			if (arg_uint(v, "seconds", optarg, INT_MAX, &num))
+				return EXIT_USAGE;
+			o.await = (unsigned int)num;
+			/* fall through */
 		case OPT_AFTER:
 			o.after_migration = true;
 			break;
@@ -605,11 +659,12 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 		}
 	}
 	verb_no_args(v, argc, argv);
-	if (!pid && !cgroup)
-		return usage_error(v, "one of --pid or --cgroup is required");
+	if (!pid && !cgroup && !pidfile)
+		return usage_error(v, "one of --pid, --cgroup or --pidfile is "
+				   "required");
 	o.progress = !o.json && isatty(STDERR_FILENO);
 
-	if (check_kernel())
+	if (check_kernel() || (pidfile && read_pidfile(pidfile, &pid)))
 		return EXIT_FAIL;
 	if (cgroup) {
 		if (cgroup_pids(cgroup, &pids, &n))

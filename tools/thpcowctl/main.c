@@ -146,17 +146,24 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "collapse", .fn = cmd_collapse,
 		.summary = "give a process's 4 KiB-page memory its THPs back",
-		.usage = "(-p PID | -c PATH) [--min-present N] "
-			"[--rate MiB/s] [--after-migration] [-J]",
+		.usage = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
+			"[--rate MiB/s] [--after-migration | --await-postcopy SECS] "
+			"[-J]",
 		.help = HELP_PID
 			"  -c, --cgroup PATH\n"
 			"                  every process of a cgroup v2 directory\n"
+			"  --pidfile FILE  the process whose pid FILE holds (libvirt:\n"
+			"                  /run/libvirt/qemu/NAME.pid)\n"
 			"  --min-present N collapse a 2 MiB range only if N of its 512\n"
 			"                  pages hold data (default 502: RSS grows <= 2 %)\n"
 			"  --rate MiB/s    collapse at most this much per second\n"
 			"  --after-migration\n"
 			"                  first wait until no memory is registered with\n"
 			"                  userfaultfd (a postcopy migration has ended)\n"
+			"  --await-postcopy SECS\n"
+			"                  --after-migration, and if no memory is under\n"
+			"                  userfaultfd yet, wait up to SECS for postcopy\n"
+			"                  to begin (an incoming migration in precopy)\n"
 			HELP_JSON,
 	}, {
 		.name = "load", .fn = cmd_load,

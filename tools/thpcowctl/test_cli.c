@@ -1477,12 +1477,20 @@ static const struct test tests[] = {
 	 * a usage error, or a header printed before it */
 	CLI_UNLOADED("cli: trace without the module, exit 1", 1, NULL,
 		     "thpcowctl: trace: ", "trace", "--count", "1"),
-	/* collapse: one process or one cgroup, not both, not neither */
+	/* collapse: one process, pid file or cgroup, not two, not none */
 	CLI("cli: collapse without a scope, exit 2", 2, NULL,
-	    "thpcowctl: collapse: one of --pid or --cgroup is required", "collapse"),
+	    "thpcowctl: collapse: one of --pid, --cgroup or --pidfile is required",
+	    "collapse"),
 	CLI("cli: collapse --pid with --cgroup, exit 2", 2, NULL,
-	    "--pid and --cgroup are mutually exclusive", "collapse", "--pid",
+	    "one of --pid, --cgroup or --pidfile, once", "collapse", "--pid",
 	    "1", "--cgroup", "a"),
+	CLI("cli: collapse --pidfile with --pid, exit 2", 2, NULL,
+	    "one of --pid, --cgroup or --pidfile, once", "collapse",
+	    "--pidfile", "/run/x.pid", "--pid", "1"),
+	/* --await-postcopy 0 as "forever" */
+	CLI("cli: collapse --await-postcopy 0, exit 2", 2, NULL,
+	    "invalid seconds '0'", "collapse", "--pid", "1",
+	    "--await-postcopy", "0"),
 	/* --rate 0 taken as "no bound", or as a stall */
 	CLI("cli: collapse --rate 0, exit 2", 2, NULL, "invalid MiB/s '0'",
 	    "collapse", "--pid", "1", "--rate", "0"),
@@ -1498,7 +1506,8 @@ static const struct test tests[] = {
 	{ "collapse: pagemap ranges", test_range_scan, NULL },
 	SH("completion: collapse's options", BASH_COMPLETION,
 	   COMPLETE("collapse --") REPLY,
-	   "--pid --cgroup --min-present --rate --after-migration --json --help\n"),
+	   "--pid --cgroup --pidfile --min-present --rate --after-migration "
+	   "--await-postcopy --json --help\n"),
 	/* a missing rules file reported as something else */
 	CLI("cli: apply of a missing file, exit 1", 1, NULL,
 	    "thpcowctl: /nonexistent/thpcow.conf: No such file or directory\n",

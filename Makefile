@@ -19,7 +19,8 @@
 #   make install-dkms-src  the module's sources and dkms.conf, alone, into
 #                   $(DESTDIR)/usr/src/thpcow-VERSION (what thpcow-dkms ships)
 #   make install-tools  (root) thpcowctl, its man pages and completion, the
-#                   systemd unit, and /etc/thpcow.conf and
+#                   systemd units (thpcow, thpcow-collapse@), the libvirt
+#                   hook example into DOCDIR, and /etc/thpcow.conf and
 #                   /etc/modprobe.d/thpcow.conf (each unless it exists)
 #   make install-all    both; DESTDIR and PREFIX (/usr/local) are honoured
 #   make uninstall  remove what they installed (the /etc files if unchanged)
@@ -95,6 +96,8 @@ install-tools:
 	$(MAKE) -C tools/thpcowctl install
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/modprobe.d
 	$(INSTALL) -m 0644 dist/thpcow.service $(DESTDIR)$(UNITDIR)/thpcow.service
+	$(INSTALL) -m 0644 dist/thpcow-collapse@.service $(DESTDIR)$(UNITDIR)/thpcow-collapse@.service
+	$(INSTALL) -m 0755 dist/libvirt-hook-qemu $(DESTDIR)$(DOCDIR)/libvirt-hook-qemu
 	$(INSTALL) -m 0644 dist/thpcow.conf $(DESTDIR)$(DOCDIR)/thpcow.conf
 	$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(DOCDIR)/modprobe.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/thpcow.conf ] || \
@@ -107,7 +110,8 @@ install-all: install install-tools
 uninstall:
 	$(MAKE) -C tools/thpcowctl uninstall
 	rm -f $(DESTDIR)$(UNITDIR)/thpcow.service $(DESTDIR)$(DOCDIR)/thpcow.conf \
-		$(DESTDIR)$(DOCDIR)/modprobe.conf
+		$(DESTDIR)$(UNITDIR)/thpcow-collapse@.service \
+		$(DESTDIR)$(DOCDIR)/libvirt-hook-qemu $(DESTDIR)$(DOCDIR)/modprobe.conf
 	-rmdir $(DESTDIR)$(DOCDIR)
 	! cmp -s dist/thpcow.conf $(DESTDIR)$(SYSCONFDIR)/thpcow.conf || \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/thpcow.conf

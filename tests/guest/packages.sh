@@ -100,6 +100,23 @@ one_guest() {
 	systemctl stop vm1
 }
 
+# The README's libvirt hook, installed from the package's examples: on
+# "migrate begin" it starts thpcow-collapse@NAME, which waits for QEMU's pid
+# file (tests/vm/systemd.t runs the rest). Removed again, as the package
+# does not own it.
+libvirt_hook() {
+	local unit=thpcow-collapse@vm2.service
+	install -D -m 0755 /usr/share/doc/thpcowctl/examples/libvirt-hook-qemu /etc/libvirt/hooks/qemu.d/thpcow
+	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
+	for _ in $(seq 50); do
+		[[ $(systemctl show -P ActiveState "$unit") == inactive ]] || break
+		sleep 0.1
+	done
+	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
+	systemctl stop "$unit"
+	rm /etc/libvirt/hooks/qemu.d/thpcow
+}
+
 reload_applies() {
 	printf '# tests/vm/packages.t, edited\ncgroup /machine.slice copy\n' >/etc/thpcow.conf
 	thpcowctl apply --check
@@ -185,7 +202,7 @@ purge() {
 }
 
 case ${1:-} in
-install) tap_run apt_install prerequisites enable_now write_after_read one_guest reload_applies ;;
+install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook reload_applies ;;
 reboot) tap_run after_reboot reload_module secure_boot ;;
 purge) tap_run after_reboot purge ;;
 *) echo "usage: packages.sh install|reboot|purge" >&2; exit 2 ;;

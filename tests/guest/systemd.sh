@@ -150,6 +150,54 @@ status_says_native() {
 	check_match "$(thpcowctl probe --json)" '"without_thpcow":"whole THP"' "thpcowctl probe --json"
 }
 
+# The libvirt hook, as libvirt calls it on a migration's destination, starts
+# thpcow-collapse@vm-1.service; it waits for QEMU's pid file, for postcopy
+# to begin and end (thpmix --postcopy plays QEMU, pid file and all), then
+# collapses in its sandbox, and ends. khugepaged is kept off (THPs "never")
+# so that every THP is the unit's.
+collapse_after_migration() {
+	local hook=/usr/share/doc/thpcow/libvirt-hook-qemu unit='thpcow-collapse@vm\x2d1.service'
+	local mix out=/run/thpmix.out pid i thp_was
+	mix=$(cd "$top/tests/prog" && pwd)/thpmix
+	thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+	echo never >/sys/kernel/mm/transparent_hugepage/enabled
+	check_eq "$("$hook" vm-1 migrate begin - </dev/null)" "" "the hook's output"
+	"$hook" vm-2 started begin - </dev/null
+	for ((i = 0; i < 50; i++)); do
+		[[ $(systemctl show -P ActiveState "$unit") == inactive ]] || break
+		sleep 0.1
+	done
+	check_eq "$(systemctl show -P ActiveState "$unit")" activating "the unit, waiting for QEMU's pid file"
+	check_eq "$(systemctl show -P ActiveState 'thpcow-collapse@vm\x2d2.service')" inactive \
+		"no unit for an operation other than migrate"
+	"$mix" --size 16 --pattern 512 --postcopy >"$out" &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do grep -qx ready "$out" && break; sleep 0.1; done
+	mkdir -p /run/libvirt/qemu
+	echo "$pid" >/run/libvirt/qemu/vm-1.pid
+	sleep 2
+	kill -USR2 "$pid"
+	sleep 2
+	check_eq "$(systemctl show -P SubState "$unit")" running "the unit during postcopy"
+	kill -USR2 "$pid"
+	for ((i = 0; i < 60; i++)); do
+		[[ $(systemctl show -P ActiveState "$unit") == active ]] || break
+		sleep 1
+	done
+	kill -USR1 "$pid"
+	wait "$pid"
+	echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled
+	rm -f /run/libvirt/qemu/vm-1.pid
+	journalctl -u "$unit" --no-pager -o cat | sed 's/^/    /'
+	check_eq "$(systemctl show -P Result "$unit")" success "the unit's result"
+	check_eq "$(key verify "$(<"$out")")" ok "data"
+	check_eq "$(key thp_map "$(<"$out")")" HHHHHHHH "THP map"
+	check_match "$(journalctl -u "$unit" --no-pager -o cat)" $'(^|\n)collapsed: +8 \(16 MiB\)\n' \
+		"the summary in the journal"
+	check_match "$(journalctl -u "$unit" --no-pager -o cat)" $'(^|\n)waited: +[0-9.]+ s \(postcopy seen\)' \
+		"postcopy seen"
+}
+
 # latest: wrf in machine.slice gets whole THPs from the kernel alone.
 native_whole_thps() { wrf_in_machine_slice; }
 
@@ -167,5 +215,6 @@ cases=(
 	workload_hits_rule      # wrf in machine.slice: whole THPs; outside: splits
 	reload_applies          # systemctl reload: new rules set, dropped ones cleared
 	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes
+	collapse_after_migration # libvirt hook -> thpcow-collapse@.service -> collapse
 )
 tap_run "${cases[@]}"

@@ -86,11 +86,13 @@ ctl_package() {
 	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
 	check_eq "$(contents "$deb")" "./etc/modprobe.d/thpcow.conf
 ./etc/thpcow.conf
+./lib/systemd/system/thpcow-collapse@.service
 ./lib/systemd/system/thpcow.service
 ./usr/sbin/thpcowctl
 ./usr/share/bash-completion/completions/thpcowctl
 ./usr/share/doc/thpcowctl/changelog.gz
 ./usr/share/doc/thpcowctl/copyright
+./usr/share/doc/thpcowctl/examples/libvirt-hook-qemu
 ./usr/share/man/man4/thpcow.4.gz
 ./usr/share/man/man5/thpcow.conf.5.gz
 ./usr/share/man/man8/thpcowctl.8.gz" "the files"

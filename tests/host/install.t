@@ -39,9 +39,11 @@ install_all_files() {
 	check_eq "$(files "$tmp/all")" "./etc/modprobe.d/thpcow.conf
 ./etc/thpcow.conf
 ./lib/modules/$release/extra/thpcow.ko
+./usr/local/lib/systemd/system/thpcow-collapse@.service
 ./usr/local/lib/systemd/system/thpcow.service
 ./usr/local/sbin/thpcowctl
 ./usr/local/share/bash-completion/completions/thpcowctl
+./usr/local/share/doc/thpcow/libvirt-hook-qemu
 ./usr/local/share/doc/thpcow/modprobe.conf
 ./usr/local/share/doc/thpcow/thpcow.conf
 ./usr/local/share/man/man4/thpcow.4

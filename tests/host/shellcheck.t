@@ -16,7 +16,7 @@ vm_bench() { lint tests/vm/run tests/vm/fetch-kernel tests/vm/kbuild tests/vm/in
 test_harness() { lint tests/check tests/lib/tap.sh tests/lib/vm.sh tests/lib/mirror.sh tests/vm/{bench,kernels,compat,ibt,direct-calls,selftests}.t tests/host/{shellcheck,check,kstyle,trace-build}.t; }
 build_scripts() { lint scripts/deps .ci/run; }
 bench_scripts() { lint bench/run tests/guest/bench-*.sh tests/host/make-bench.t; }
-install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/vm/native.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/sysguest.sh tests/lib/inguest.sh tests/host/install.t tests/host/deb.t tests/host/unit.t; }
+install_scripts() { lint tests/vm/rootfs tests/vm/systemd.t tests/vm/native.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/sysguest.sh tests/lib/inguest.sh tests/host/install.t tests/host/deb.t tests/host/unit.t dist/libvirt-hook-qemu; }
 stress_scripts() { lint tests/vm/stress.t tests/guest/stress.sh; }
 guest_scripts() { lint tests/lib/guest.sh tests/lib/run.sh tests/guest/{core,modes,limits,loadfail,usage}.sh tests/vm/{core,modes,limits,demo,loadfail,usage}.t tests/demo; }
 collapse_scripts() { lint tests/guest/collapse.sh tests/vm/collapse.t; }

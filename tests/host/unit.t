@@ -6,6 +6,8 @@
 # would ignore are none. tests/vm/systemd.t runs it in a guest. The
 # example dist/thpcow-metrics.service: its command, run here against the
 # fake device, writes the Prometheus file whole or not at all.
+# dist/thpcow-collapse@.service: rated and checked the same way;
+# tests/vm/systemd.t runs it, started by dist/libvirt-hook-qemu.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -18,19 +20,23 @@ need_analyze() {
 		skip "systemd-analyze security has no --offline (systemd < 250)"
 }
 
-security_score() {
-	local out score
+# exposure UNIT MAX: systemd-analyze security rates UNIT at most MAX.
+exposure() {
+	local out score name=${1##*/}
 	need_analyze
-	out=$(systemd-analyze security --offline=yes --no-pager "$unit" 2>&1)
-	score=$(sed -n 's/^→ Overall exposure level for thpcow.service: \([0-9.]*\) .*/\1/p' <<<"$out")
+	out=$(systemd-analyze security --offline=yes --no-pager "$1" 2>&1)
+	# a template is rated as an instance: NAME@i.service in systemd 252
+	score=$(sed -n "s/^→ Overall exposure level for ${name%%@*}[^:]*: \([0-9.]*\) .*/\1/p" <<<"$out")
 	echo "exposure $score; what is left:"
 	grep '^✗' <<<"$out" | sed 's/  .*//'
 	check_match "$score" '^[0-9]+\.[0-9]$' "the score"
-	((${score/./} <= 40)) || {
-		echo "exposure $score > 4.0"
+	((${score/./} <= ${2/./})) || {
+		echo "exposure $score > $2"
 		return 1
 	}
 }
+
+security_score() { exposure "$unit" 4.0; }
 
 # Every line systemd reads: an unknown key or a bad value is only a
 # warning in the journal, so it is checked here.
@@ -39,6 +45,45 @@ no_ignored_lines() {
 	need_analyze
 	out=$(systemd-analyze security --offline=yes --no-pager "$unit" 2>&1 >/dev/null)
 	check_eq "$out" "" "systemd-analyze's warnings"
+}
+
+collapse=$repo/dist/thpcow-collapse@.service
+
+# What is left: mostly the capabilities of reading another process's page
+# map and collapsing it, and a deny list of system calls (see the unit).
+collapse_score() { exposure "$collapse" 2.5; }
+
+collapse_unit() {
+	need_analyze
+	check_eq "$(systemd-analyze verify --man=no "$collapse" 2>&1 | grep -v 'Command thpcowctl is not executable')" "" \
+		"systemd-analyze verify"
+	check_eq "$(systemd-analyze security --offline=yes --no-pager "$collapse" 2>&1 >/dev/null)" "" \
+		"systemd-analyze's warnings"
+}
+
+# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" it starts the
+# unit for NAME, escaped; on anything else nothing; it prints nothing and
+# succeeds even when systemctl fails.
+hook() {
+	local h=$repo/dist/libvirt-hook-qemu
+	mkdir -p "$tmp/hookbin"
+	# stubs that log how they are called ($* and $FAIL are theirs)
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh\necho "systemctl $*" >>"%s/calls"\nexit ${FAIL:-0}\n' "$tmp" >"$tmp/hookbin/systemctl"
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh\necho "logger $*" >>"%s/calls"\n' "$tmp" >"$tmp/hookbin/logger"
+	chmod +x "$tmp/hookbin/"*
+	: >"$tmp/calls"
+	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null)" "" "migrate begin: stdout"
+	PATH="$tmp/hookbin:$PATH" "$h" web-1 started begin - </dev/null
+	PATH="$tmp/hookbin:$PATH" "$h" web-1 stopped end - </dev/null
+	FAIL=1 PATH="$tmp/hookbin:$PATH" "$h" 'a b' migrate begin - </dev/null || {
+		echo "the hook failed with systemctl"
+		return 1
+	}
+	check_eq "$(cat "$tmp/calls")" 'systemctl start --no-block thpcow-collapse@web\x2d1.service
+systemctl start --no-block thpcow-collapse@a\x20b.service
+logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"
 }
 
 skips_by_condition() {
@@ -96,5 +141,8 @@ cases=(
 	skips_by_condition # ExecCondition=thpcowctl probe --condition
 	metrics_unit       # thpcow-metrics.service and .timer: systemd-analyze verify
 	metrics_atomic     # its command: the .prom file whole, or the old one
+	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
+	collapse_unit      # ... systemd-analyze verify, no warnings
+	hook               # libvirt-hook-qemu: migrate begin starts the unit, quietly
 )
 tap_run "${cases[@]}"

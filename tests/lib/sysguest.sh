@@ -116,7 +116,7 @@ sysguest_test_unit() {
 	mkdir -p "$t/tests/guest" "$t/tests/lib" "$t/tests/prog" "$root/var/lib/thpcow-test"
 	cp "$repo/$2" "$t/tests/guest/" &&
 		cp "$repo/tests/lib/tap.sh" "$repo/tests/lib/inguest.sh" "$t/tests/lib/" &&
-		cp "$repo/tests/prog/wrf" "$t/tests/prog/" || return 1
+		cp "$repo/tests/prog/wrf" "$repo/tests/prog/thpmix" "$t/tests/prog/" || return 1
 	cat >"$root/etc/systemd/system/thpcow-test.service" <<UNIT
 [Unit]
 Description=$2, then power off

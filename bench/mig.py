@@ -18,9 +18,11 @@ With --after (postcopy only) the source guest writes first (all of its RAM,
 or with --touch 10 a tenth), the migration switches to postcopy at once and
 runs to completion with the guest idle, and then the run goes on: the THPs
 of the destination's RAM and its RSS over time, with khugepaged's defaults
-('khugepaged') or with `thpcowctl collapse --after-migration` started at the
-switch ('collapse'); the guest's write rate meanwhile (W passes in a loop),
-and its data check.
+('khugepaged') or with `thpcowctl collapse --await-postcopy` started with
+the incoming migration, as the libvirt hook dist/libvirt-hook-qemu starts it
+('collapse'): it waits through precopy for postcopy to begin, then for it
+to end; the guest's write rate meanwhile (W passes in a loop), and its data
+check.
 
 Cases (the destination):
   stock     as is (thpcow loaded, mode kernel)
@@ -373,6 +375,11 @@ def main():
                        **{'max-postcopy-bandwidth': 0 if args.after else args.postcopy_bw * 1024})
             sq.cmd('migrate-set-parameters', **{'max-bandwidth': 2**40})
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
+            if args.after == 'collapse':
+                ctl_proc = subprocess.Popen(
+                    [args.ctl, 'collapse', '--await-postcopy', '600', '--pid', str(dst.pid),
+                     '--min-present', str(args.min_present), '--json'],
+                    stdout=subprocess.PIPE, text=True)
             rss_before = proc_status_kb(dst.pid, 'VmRSS')
             uffd0 = read_thpcow_stats()
             t1 = time.monotonic()
@@ -382,11 +389,6 @@ def main():
                 sq.cmd('migrate-start-postcopy')
                 wait_status(dq, 'running')  # the guest runs on the destination now
                 res['postcopy_switch_s'] = time.monotonic() - t1
-                if args.after == 'collapse':
-                    ctl_proc = subprocess.Popen(
-                        [args.ctl, 'collapse', '--after-migration', '--pid', str(dst.pid),
-                         '--min-present', str(args.min_present), '--json'],
-                        stdout=subprocess.PIPE, text=True)
                 if args.after:
                     wait_migration(sq)
                     res['migration_total_s'] = time.monotonic() - t1

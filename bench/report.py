@@ -446,7 +446,7 @@ def w5(raw, summary, md, plots):
 
 
 W5_AFTER_LABEL = {('khugepaged', 100): 'khugepaged (defaults)',
-                  ('collapse', 100): '**thpcowctl collapse --after-migration**',
+                  ('collapse', 100): '**thpcowctl collapse --await-postcopy**',
                   ('collapse', 10): 'thpcowctl collapse, guest touched 10 %'}
 
 
@@ -460,15 +460,17 @@ def w5_after(rows, s5, md, plots):
               'one byte per 4 KiB, before migrating; the migration switched to postcopy at once '
               'and completed with the guest idle): THPs of the destination\'s RAM mapping '
               'over time from completion, with khugepaged\'s defaults, or with '
-              '`thpcowctl collapse --after-migration` started at the switch to postcopy '
-              '(--min-present 502). Eligible: 2 MiB ranges that are THPs or hold ≥ 502 data '
+              '`thpcowctl collapse --await-postcopy 600` started with the incoming migration, '
+              'as the libvirt hook starts it: it waits through precopy for postcopy to begin, '
+              'then for it to end (--min-present 502). Eligible: 2 MiB ranges that are THPs or hold ≥ 502 data '
               'pages at the end. Guest write rate: the migrated guest\'s write passes over what '
               'it touched, for the first %s s after completion.\n'
               % fmt(rows[0].get('write_window_s'), 0))
     md.append('| case | eligible ranges | THP % of eligible at completion | time to ≥ 95 % | '
-              'THP % of eligible at the end (s) | collapse MiB/s | RAM RSS MiB at completion '
-              '→ end | RSS growth % | guest writes MiB/s (× khugepaged case) | data |')
-    md.append('|---|---|---|---|---|---|---|---|---|---|')
+              'THP % of eligible at the end (s) | collapse MiB/s | collapse waited s '
+              '(postcopy seen) | RAM RSS MiB at completion → end | RSS growth % | '
+              'guest writes MiB/s (× khugepaged case) | data |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|')
     out = s5['after'] = []
     for r in rows:
         el = r['eligible_ranges'] or 1
@@ -480,6 +482,7 @@ def w5_after(rows, s5, md, plots):
              'pct_at_completion': 100 * first / 2048 / el, 't95_s': r['t95_s'],
              'pct_at_end': r['end_thp_pct_of_eligible'], 'end_s': r['series'][-1][0],
              'collapse_mib_per_s': c.get('mib_per_s'), 'collapse_s': c.get('seconds'),
+             'collapse_waited_s': c.get('waited_s'), 'postcopy_seen': c.get('postcopy_seen'),
              'rss_completion_mib': r['completed_ram_rss_kb'] / MIB,
              'rss_end_mib': r['end_ram_rss_kb'] / MIB, 'rss_growth_pct': r['rss_growth_pct'],
              'write_mib_per_s': r['write_mib_per_s'], 'write_x_khugepaged': x,
@@ -491,6 +494,7 @@ def w5_after(rows, s5, md, plots):
                   f"{e['eligible']} | {fmt(e['pct_at_completion'], 1)} | {t95} | "
                   f"{fmt(e['pct_at_end'], 1)} ({fmt(e['end_s'], 0)}) | "
                   f"{fmt(e['collapse_mib_per_s'], 1) if c else '-'} | "
+                  f"{fmt(e['collapse_waited_s'], 1) + (' (yes)' if e['postcopy_seen'] else ' (no)') if c else '-'} | "
                   f"{fmt(e['rss_completion_mib'], 1)} → {fmt(e['rss_end_mib'], 1)} | "
                   f"{fmt(e['rss_growth_pct'], 2)} | {fmt(e['write_mib_per_s'], 0)}"
                   f"{' (' + fmt(x) + ')' if x else ''} | {e['verify']} |")
@@ -500,7 +504,7 @@ def w5_after(rows, s5, md, plots):
 
 def plot_w5_after(out, ram):
     names = {('khugepaged', 100): 'khugepaged (defaults)',
-             ('collapse', 100): 'thpcowctl collapse --after-migration',
+             ('collapse', 100): 'thpcowctl collapse --await-postcopy',
              ('collapse', 10): 'collapse, guest touched 10 %'}
     lines = [f"'-' using 1:2 with steps lw 2 title \"{names.get((e['after'], e['touch_pct']))}\""
              for e in out]

@@ -5,7 +5,7 @@
 # (use_zero_page=0), fresh (no migration: the floor). Without the module
 # (the upstream-fixed kernel): stock, prealloc and fresh. Then, with the
 # module, the postcopy variant that goes on after completion: khugepaged's
-# defaults against thpcowctl collapse --after-migration, and collapse on a
+# defaults against thpcowctl collapse --await-postcopy, and collapse on a
 # guest that touched a tenth of its RAM. Prints JSON lines.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/bench-lib.sh

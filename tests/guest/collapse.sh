@@ -303,6 +303,24 @@ no_permission() {
 	check_eq "$(val perm thp_map)" .. "THP map"
 }
 
+# A process that changes user after it was checked, as QEMU does after
+# libvirt has written its pid file: without the capability to read its
+# files now (CAP_DAC_READ_SEARCH, which thpcow-collapse@.service keeps), a
+# clear error, not "exited".
+lost_permission() {
+	local pid rc=0
+	sh -c "sleep 1; exec setpriv --reuid=65534 --regid=65534 --clear-groups $mix --size 4 --pattern 512" \
+		>"$out/lost" 2>&1 &
+	pid=$!
+	setpriv --bounding-set -dac_read_search,-dac_override "$ctl" collapse --pid "$pid" \
+		--await-postcopy 10 >/dev/null 2>"$out/lost.err" || rc=$?
+	kill "$pid" || true
+	wait "$pid" 2>/dev/null || true
+	check_eq "$rc" 1 "exit status"
+	check_eq "$(cat "$out/lost.err")" \
+		"thpcowctl: collapse: pid $pid: cannot read /proc/$pid/fd: Permission denied" "stderr"
+}
+
 # 5.10: the documented refusal, nothing changed.
 unsupported_kernel() {
 	mix_start old --size 4 --pattern 512
@@ -331,6 +349,7 @@ else
 		interrupted         # SIGINT stops between ranges, status 130
 		bad_arguments       # no such pid, kernel thread, rate 0, no cgroup, pid files
 		no_permission       # another user's process
+		lost_permission     # one that changes user later: a clear error
 	)
 fi
 tap_run "${cases[@]}"

@@ -11,7 +11,7 @@
  * SIGUSR2 plays the next step of what QEMU does to guest RAM on the
  * destination of a postcopy migration: the first marks the region
  * MADV_NOHUGEPAGE and registers it with userfaultfd (postcopy begins), the
- * second unregisters it and marks it MADV_HUGEPAGE again (it ends).
+ * second marks it MADV_HUGEPAGE again and unregisters it (it ends).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -130,8 +130,10 @@ static void thp_map(const uint8_t *base, size_t size)
 	size_t r, i;
 	bool thp;
 
-	if (pm < 0 || kpf < 0)
-		die(1, "pagemap, kpageflags: %s", strerror(errno));
+	if (pm < 0 || kpf < 0) {	/* page frames: root only */
+		printf("thp_map=unreadable (%s)\n", strerror(errno));
+		return;
+	}
 	fputs("thp_map=", stdout);
 	for (r = 0; r < size / HPAGE; r++) {
 		if (pread(pm, e, sizeof(e), ((uintptr_t)base + r * HPAGE) / PAGE * 8) !=
@@ -185,20 +187,25 @@ static int register_uffd(uint8_t *p, size_t size)
 	return fd;
 }
 
-/* --postcopy's SIGUSR2: the next step of a postcopy on the region. */
+/*
+ * --postcopy's SIGUSR2: the next step of a postcopy on the region, in
+ * QEMU's order (migration/postcopy-ram.c: nhp_range, then
+ * ram_block_enable_notify; at the end cleanup_range, then the file closed).
+ */
 static void postcopy_step(uint8_t *p, size_t size, int *uffd)
 {
 	struct uffdio_range range = { .start = (uintptr_t)p, .len = size };
 
-	if (*uffd < 0) {
+	if (*uffd == -1) {
 		if (madvise(p, size, MADV_NOHUGEPAGE))
 			die(1, "madvise: %s", strerror(errno));
 		*uffd = register_uffd(p, size);
 		puts("postcopy=begun");
-	} else {
-		if (ioctl(*uffd, UFFDIO_UNREGISTER, &range) ||
-		    madvise(p, size, MADV_HUGEPAGE))
+	} else if (*uffd >= 0) {
+		if (madvise(p, size, MADV_HUGEPAGE) ||
+		    ioctl(*uffd, UFFDIO_UNREGISTER, &range) || close(*uffd))
 			die(1, "postcopy's end: %s", strerror(errno));
+		*uffd = -2;	/* over; later SIGUSR2s do nothing */
 		puts("postcopy=ended");
 	}
 	fflush(stdout);

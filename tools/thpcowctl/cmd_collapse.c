@@ -7,9 +7,11 @@
  * collapsed with process_madvise(MADV_COLLAPSE) (Linux 6.1 and later).
  * Nothing needs the module.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,9 +49,14 @@
  */
 #define MIN_PRESENT_DEFAULT	502
 #define EXIT_INTERRUPTED	130	/* Ctrl-C or SIGTERM: 128 + SIGINT */
-#define WAIT_POLL_NS		500000000L	/* --after-migration's poll */
-/* --await-postcopy's: a postcopy shorter than this can go unseen */
-#define AWAIT_POLL_NS		100000000L
+/*
+ * The waits look at the process's open files for a userfaultfd ten times a
+ * second (a postcopy shorter than that can go unseen), and read smaps (a
+ * walk of all its page tables under its mmap lock: about 0.4 s for 120 GiB
+ * of 4 KiB pages) only when that changes, or every SMAPS_POLL_NS.
+ */
+#define FD_POLL_NS		100000000L
+#define SMAPS_POLL_NS		5000000000L
 #define PROGRESS_NS		250000000L
 #define ERRNO_MAX		134
 
@@ -271,7 +278,17 @@ static int cgroup_pids(const char *arg, pid_t **pids, size_t *n)
 	return 0;
 }
 
-/* The mappings of /proc/PID/smaps; -ESRCH once the process is gone. */
+/* "cannot read" PATH of PID, reported; -ESRCH if it has exited, else -1. */
+static int proc_error(pid_t pid, const char *path)
+{
+	if (errno == ENOENT || errno == ESRCH)
+		return -ESRCH;
+	error_msg("collapse: pid %d: cannot read %s: %s", (int)pid, path,
+		  strerror(errno));
+	return -1;
+}
+
+/* The mappings of /proc/PID/smaps; -ESRCH once the process is gone, -1. */
 static int read_vmas(pid_t pid, struct vma **vmas, size_t *n)
 {
 	char path[64];
@@ -282,7 +299,7 @@ static int read_vmas(pid_t pid, struct vma **vmas, size_t *n)
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return proc_error(pid, path);
 	*vmas = NULL;
 	*n = 0;
 	while (smaps_next(f, &v) > 0) {
@@ -300,7 +317,7 @@ static bool eligible(const struct vma *v)
 }
 
 /* How much of PID's eligible memory is registered with userfaultfd (MiB),
- * or -ESRCH. */
+ * or -ESRCH, -1. */
 static long long uffd_mib(pid_t pid)
 {
 	unsigned long long bytes = 0;
@@ -315,6 +332,39 @@ static long long uffd_mib(pid_t pid)
 			bytes += vmas[i].end - vmas[i].start;
 	free(vmas);
 	return (long long)(bytes >> 20);
+}
+
+/* How many userfaultfd files PID has open, or -ESRCH, -1. */
+static int uffd_files(pid_t pid)
+{
+	char dir[32], path[300], link[32];
+	struct dirent *d;
+	ssize_t len;
+	int n = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	dp = opendir(dir);
+	if (!dp)
+		return proc_error(pid, dir);
+	while ((d = readdir(dp))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;	/* ".", "..", or closed meanwhile */
+		link[len] = '\0';
+		n += !strcmp(link, "anon_inode:[userfaultfd]");
+	}
+	closedir(dp);
+	return n;
+}
+
+/* Has pidfd's process exited? A pidfd polls readable then. */
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
 }
 
 /* Seconds spent collapsing: since the start, without the waits. */
@@ -432,8 +482,7 @@ static int collapse_pid(struct target *tg, struct tally *t, const struct opts *o
 				HPAGE_SIZE;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)tg->pid);
 	tg->pagemap = open(path, O_RDONLY | O_CLOEXEC);
-	tg->pidfd = (int)syscall(SYS_pidfd_open, tg->pid, 0U);
-	ret = tg->pagemap < 0 || tg->pidfd < 0 ? -ESRCH : 0;
+	ret = tg->pagemap < 0 ? proc_error(tg->pid, path) : 0;
 	for (i = 0; i < n && !ret && !stop; i++) {
 		if (!eligible(&vmas[i]))
 			continue;
@@ -445,8 +494,6 @@ static int collapse_pid(struct target *tg, struct tally *t, const struct opts *o
 	}
 	if (tg->pagemap >= 0)
 		close(tg->pagemap);
-	if (tg->pidfd >= 0)
-		close(tg->pidfd);
 	free(vmas);
 	if (ret == -EIO)
 		error_msg("collapse: cannot read /proc/kpageflags: %s",
@@ -454,45 +501,72 @@ static int collapse_pid(struct target *tg, struct tally *t, const struct opts *o
 	return ret == -EIO ? -1 : ret;
 }
 
+/* What the waits know of a process's use of userfaultfd. */
+struct uffd_state {
+	int files;		/* userfaultfd files open; -ESRCH, -1 */
+	long long mib;		/* memory registered; -ESRCH, -1 */
+	struct timespec checked;	/* smaps last read */
+};
+
+/*
+ * Look again: at the open files each time, at smaps the first time, when
+ * their count changes, and every SMAPS_POLL_NS (a registration's file may
+ * be open in another process only, or kept open after unregistering).
+ */
+static void uffd_poll(const struct target *tg, struct uffd_state *u,
+		      bool first)
+{
+	int files = pidfd_exited(tg->pidfd) ? -ESRCH : uffd_files(tg->pid);
+
+	if (files >= 0 && (first || files != u->files ||
+			   since(&u->checked) * 1e9 >= SMAPS_POLL_NS)) {
+		u->mib = uffd_mib(tg->pid);
+		clock_gettime(CLOCK_MONOTONIC, &u->checked);
+	}
+	u->files = files;
+}
+
 /*
  * --after-migration: until no userfaultfd registration is left. QEMU
  * registers guest RAM only when an incoming migration switches to
  * postcopy, so one still in precopy looks like one that has ended; with
- * --await-postcopy SECS, first wait up to SECS for a registration to
- * appear.
+ * --await-postcopy SECS, first wait until SECS after the start for a
+ * registration to appear. -ESRCH if the process exits meanwhile, -1.
  */
-static int wait_uffd(pid_t pid, struct tally *t, const struct opts *o)
+static int wait_uffd(const struct target *tg, struct tally *t,
+		     const struct opts *o)
 {
+	struct uffd_state u = { 0 };
 	struct timespec t0;
-	double left;
-	long long mib;
 	bool shown = false;
+	double left;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	mib = uffd_mib(pid);
-	while (!stop && mib == 0 && (left = o->await - since(&t0)) > 0) {
+	uffd_poll(tg, &u, true);
+	while (u.files >= 0 && !u.mib && !stop &&
+	       (left = o->await - since(&t->start)) > 0) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting %.0f s "
-				"more for postcopy to begin", (int)pid, left);
+				"more for postcopy to begin", (int)tg->pid, left);
 			shown = true;
 		}
-		nap(left < AWAIT_POLL_NS / 1e9 ? left : AWAIT_POLL_NS / 1e9);
-		mib = uffd_mib(pid);
+		nap(left < FD_POLL_NS / 1e9 ? left : FD_POLL_NS / 1e9);
+		uffd_poll(tg, &u, false);
 	}
-	t->postcopy_seen |= mib > 0;
-	while (!stop && mib > 0) {
+	t->postcopy_seen |= u.files >= 0 && u.mib > 0;
+	while (u.files >= 0 && u.mib > 0 && !stop) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting, %lld MiB "
-				"still under userfaultfd", (int)pid, mib);
+				"still under userfaultfd", (int)tg->pid, u.mib);
 			shown = true;
 		}
-		nap(WAIT_POLL_NS / 1e9);
-		mib = uffd_mib(pid);
+		nap(FD_POLL_NS / 1e9);
+		uffd_poll(tg, &u, false);
 	}
 	if (shown)
 		fputc('\n', stderr);
 	t->waited += since(&t0);
-	return mib < 0 ? (int)mib : 0;
+	return u.files < 0 ? u.files : u.mib < 0 ? (int)u.mib : 0;
 }
 
 static void print_summary(const struct tally *t, const struct opts *o)
@@ -550,17 +624,30 @@ static void print_summary(const struct tally *t, const struct opts *o)
 		printf("interrupted:   yes\n");
 }
 
-/* One process, waited for first with --after-migration; -ESRCH, -1. */
+/*
+ * One process, waited for first with --after-migration; -ESRCH, -1. Its
+ * pidfd, taken first, keeps a pid reused meanwhile from being collapsed.
+ */
 static int do_pid(struct target *tg, struct tally *t, const struct opts *o)
 {
 	long long before, after;
 	int ret = 0;
 
+	tg->pidfd = (int)syscall(SYS_pidfd_open, tg->pid, 0U);
+	if (tg->pidfd < 0) {
+		if (errno == ESRCH)
+			return -ESRCH;
+		error_msg("collapse: pid %d: pidfd_open: %s", (int)tg->pid,
+			  strerror(errno));
+		return -1;
+	}
 	if (o->after_migration)
-		ret = wait_uffd(tg->pid, t, o);
+		ret = wait_uffd(tg, t, o);
 	before = rss_kb(tg->pid);
-	if (ret || stop || before < 0)
+	if (ret || stop || before < 0) {
+		close(tg->pidfd);
 		return ret ? ret : stop ? 0 : -ESRCH;
+	}
 	t->processes++;
 	ret = collapse_pid(tg, t, o);
 	after = rss_kb(tg->pid);
@@ -568,6 +655,7 @@ static int do_pid(struct target *tg, struct tally *t, const struct opts *o)
 		ret = -ESRCH;
 	t->rss_before_kb += (unsigned long long)before;
 	t->rss_after_kb += (unsigned long long)(after < 0 ? 0 : after);
+	close(tg->pidfd);
 	return ret;
 }
 
@@ -577,20 +665,16 @@ static int do_pid(struct target *tg, struct tally *t, const struct opts *o)
  */
 static int read_pidfile(const char *path, pid_t *pid)
 {
-	unsigned long long num;
 	char buf[32];
 	int ret = read_line(path, buf, sizeof(buf));
 
-	if (ret) {
+	if (ret == -ENODATA)
+		error_msg("collapse: pid file %s: empty", path);
+	else if (ret)
 		error_msg("collapse: pid file %s: %s", path, strerror(-ret));
-		return -1;
-	}
-	if (parse_uint(buf, INT_MAX, &num) || !num) {
+	else if (parse_pid(buf, pid))
 		error_msg("collapse: pid file %s: '%s' is not a pid", path, buf);
-		return -1;
-	}
-	*pid = (pid_t)num;
-	return 0;
+	return ret || parse_pid(buf, pid) ? -1 : 0;
 }
 
 int cmd_collapse(const struct verb *v, int argc, char *argv[])
@@ -624,8 +708,9 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 		case OPT_CGROUP:
 		case OPT_PIDFILE:
 			if (pid || cgroup || pidfile)
-				return usage_error(v, "one of --pid, --cgroup or "
-						   "--pidfile, once");
+				return usage_error(v, "--pid, --cgroup and "
+						   "--pidfile are mutually "
+						   "exclusive");
 			if (opt == OPT_CGROUP)
 				cgroup = optarg;
 			else if (opt == OPT_PIDFILE)

@@ -147,7 +147,7 @@ static const struct verb verbs[] = {
 		.name = "collapse", .fn = cmd_collapse,
 		.summary = "give a process's 4 KiB-page memory its THPs back",
 		.usage = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
-			"[--rate MiB/s] [--after-migration | --await-postcopy SECS] "
+			"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
 			"[-J]",
 		.help = HELP_PID
 			"  -c, --cgroup PATH\n"

@@ -1482,10 +1482,10 @@ static const struct test tests[] = {
 	    "thpcowctl: collapse: one of --pid, --cgroup or --pidfile is required",
 	    "collapse"),
 	CLI("cli: collapse --pid with --cgroup, exit 2", 2, NULL,
-	    "one of --pid, --cgroup or --pidfile, once", "collapse", "--pid",
+	    "--pid, --cgroup and --pidfile are mutually exclusive", "collapse", "--pid",
 	    "1", "--cgroup", "a"),
 	CLI("cli: collapse --pidfile with --pid, exit 2", 2, NULL,
-	    "one of --pid, --cgroup or --pidfile, once", "collapse",
+	    "--pid, --cgroup and --pidfile are mutually exclusive", "collapse",
 	    "--pidfile", "/run/x.pid", "--pid", "1"),
 	/* --await-postcopy 0 as "forever" */
 	CLI("cli: collapse --await-postcopy 0, exit 2", 2, NULL,

@@ -150,17 +150,23 @@ status_says_native() {
 	check_match "$(thpcowctl probe --json)" '"without_thpcow":"whole THP"' "thpcowctl probe --json"
 }
 
+# unit_log UNIT: its journal (the unit itself is unloaded once finished)
+unit_log() { journalctl -u "$1" --no-pager -o cat; }
+
 # The libvirt hook, as libvirt calls it on a migration's destination, starts
 # thpcow-collapse@vm-1.service; it waits for QEMU's pid file, for postcopy
-# to begin and end (thpmix --postcopy plays QEMU, pid file and all), then
-# collapses in its sandbox, and ends. khugepaged is kept off (THPs "never")
-# so that every THP is the unit's.
+# to begin and end (thpmix --postcopy plays QEMU, as another user, pid file
+# and all), then collapses in its sandbox, and ends. Then "release end"
+# stops a unit still waiting, which is not a failure. khugepaged is kept
+# off (THPs "never") so that every THP is the unit's.
 collapse_after_migration() {
 	local hook=/usr/share/doc/thpcow/libvirt-hook-qemu unit='thpcow-collapse@vm\x2d1.service'
-	local mix out=/run/thpmix.out pid i thp_was
+	local unit3='thpcow-collapse@vm\x2d3.service' mix out=/run/thpmix.out pid i thp_was uffd_was
 	mix=$(cd "$top/tests/prog" && pwd)/thpmix
 	thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+	uffd_was=$(</proc/sys/vm/unprivileged_userfaultfd)
 	echo never >/sys/kernel/mm/transparent_hugepage/enabled
+	echo 1 >/proc/sys/vm/unprivileged_userfaultfd
 	check_eq "$("$hook" vm-1 migrate begin - </dev/null)" "" "the hook's output"
 	"$hook" vm-2 started begin - </dev/null
 	for ((i = 0; i < 50; i++)); do
@@ -170,7 +176,7 @@ collapse_after_migration() {
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "the unit, waiting for QEMU's pid file"
 	check_eq "$(systemctl show -P ActiveState 'thpcow-collapse@vm\x2d2.service')" inactive \
 		"no unit for an operation other than migrate"
-	"$mix" --size 16 --pattern 512 --postcopy >"$out" &
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$mix" --size 16 --pattern 512 --postcopy >"$out" &
 	pid=$!
 	for ((i = 0; i < 100; i++)); do grep -qx ready "$out" && break; sleep 0.1; done
 	mkdir -p /run/libvirt/qemu
@@ -184,18 +190,34 @@ collapse_after_migration() {
 		[[ $(systemctl show -P ActiveState "$unit") == active ]] || break
 		sleep 1
 	done
+	unit_log "$unit" | sed 's/^/    /'
+	check_match "$(unit_log "$unit")" $'(^|\n)collapsed: +8 \\(16 MiB\\)\n' "the summary in the journal"
+	check_match "$(unit_log "$unit")" $'(^|\n)waited: +[0-9.]+ s \\(postcopy seen\\)' "postcopy seen"
+	check_match "$(unit_log "$unit")" "Deactivated successfully" "the unit succeeded"
+	check_eq "$(awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$pid/smaps_rollup")" 16384 \
+		"AnonHugePages kB of QEMU's stand-in"
+	# a unit still waiting when the guest is released: stopped, not failed
+	echo "$pid" >/run/libvirt/qemu/vm-3.pid
+	"$hook" vm-3 migrate begin - </dev/null
+	for ((i = 0; i < 50; i++)); do
+		[[ $(systemctl show -P SubState "$unit3") == running ]] && break
+		sleep 0.1
+	done
+	sleep 1
+	"$hook" vm-3 release end - </dev/null
+	for ((i = 0; i < 50; i++)); do
+		[[ $(systemctl show -P ActiveState "$unit3") == inactive ]] && break
+		sleep 0.1
+	done
+	unit_log "$unit3" | sed 's/^/    /'
+	check_match "$(unit_log "$unit3")" $'(^|\n)interrupted: +yes' "stopped: its summary"
+	check_match "$(unit_log "$unit3")" "Deactivated successfully" "stopped: not failed"
 	kill -USR1 "$pid"
 	wait "$pid"
 	echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled
-	rm -f /run/libvirt/qemu/vm-1.pid
-	journalctl -u "$unit" --no-pager -o cat | sed 's/^/    /'
-	check_eq "$(systemctl show -P Result "$unit")" success "the unit's result"
+	echo "$uffd_was" >/proc/sys/vm/unprivileged_userfaultfd
+	rm -f /run/libvirt/qemu/vm-[13].pid
 	check_eq "$(key verify "$(<"$out")")" ok "data"
-	check_eq "$(key thp_map "$(<"$out")")" HHHHHHHH "THP map"
-	check_match "$(journalctl -u "$unit" --no-pager -o cat)" $'(^|\n)collapsed: +8 \(16 MiB\)\n' \
-		"the summary in the journal"
-	check_match "$(journalctl -u "$unit" --no-pager -o cat)" $'(^|\n)waited: +[0-9.]+ s \(postcopy seen\)' \
-		"postcopy seen"
 }
 
 # latest: wrf in machine.slice gets whole THPs from the kernel alone.

@@ -62,14 +62,15 @@ collapse_unit() {
 }
 
 # dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" it starts the
-# unit for NAME, escaped; on anything else nothing; it prints nothing and
-# succeeds even when systemctl fails.
+# unit for NAME, escaped, on "release end" it stops it, on anything else
+# nothing; it prints nothing, even when what it runs does, and succeeds
+# even when systemctl fails.
 hook() {
 	local h=$repo/dist/libvirt-hook-qemu
 	mkdir -p "$tmp/hookbin"
 	# stubs that log how they are called ($* and $FAIL are theirs)
 	# shellcheck disable=SC2016
-	printf '#!/bin/sh\necho "systemctl $*" >>"%s/calls"\nexit ${FAIL:-0}\n' "$tmp" >"$tmp/hookbin/systemctl"
+	printf '#!/bin/sh\necho "systemctl $*" >>"%s/calls"\necho noise\nexit ${FAIL:-0}\n' "$tmp" >"$tmp/hookbin/systemctl"
 	# shellcheck disable=SC2016
 	printf '#!/bin/sh\necho "logger $*" >>"%s/calls"\n' "$tmp" >"$tmp/hookbin/logger"
 	chmod +x "$tmp/hookbin/"*
@@ -77,11 +78,13 @@ hook() {
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null)" "" "migrate begin: stdout"
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 started begin - </dev/null
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 stopped end - </dev/null
+	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 release end - </dev/null)" "" "release end: stdout"
 	FAIL=1 PATH="$tmp/hookbin:$PATH" "$h" 'a b' migrate begin - </dev/null || {
 		echo "the hook failed with systemctl"
 		return 1
 	}
 	check_eq "$(cat "$tmp/calls")" 'systemctl start --no-block thpcow-collapse@web\x2d1.service
+systemctl stop --no-block thpcow-collapse@web\x2d1.service
 systemctl start --no-block thpcow-collapse@a\x20b.service
 logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"
 }
@@ -143,6 +146,6 @@ cases=(
 	metrics_atomic     # its command: the .prom file whole, or the old one
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
-	hook               # libvirt-hook-qemu: migrate begin starts the unit, quietly
+	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it
 )
 tap_run "${cases[@]}"

@@ -617,7 +617,7 @@ def headline(summary):
                       f"{fmt_stat(e['process_x_first_touch'])} | {fmt(e['faults_per_2m'], 1)} | "
                       f"{fmt(e['thp_split_pmd'], 0)} | {fmt(e['anon_huge_pct'], 1)} | "
                       f"{fmt(e['read_rss_mib'], 0)} |")
-    md += ['', 'The goals of issue 6 (Debian 6.1, thpcow zero):\n',
+    md += ['', 'The goals of issues 6, 14 and 16 (Debian 6.1, thpcow zero):\n',
            '| goal | target | measured | |', '|---|---|---|---|']
     z1 = s1.get('6.1', {}).get('zero', {})
     md.append('| 1: writes, zero × first touch ' + goal(z1.get('x_first_touch'), '≤ 1.10',
@@ -669,6 +669,32 @@ def headline(summary):
                          f"{fmt_stat(c6.get('x_stock'))}; its new memory "
                          f"{fmt(c6.get('private_mib'), 1)} MiB vs stock's "
                          f"{fmt(k6.get('private_mib'), 1)} MiB"))
+    after = {(e['after'], e['touch_pct']): e for e in summary.get('w5', {}).get('after', [])}
+    kh, co, co10 = (after.get(k) for k in (('khugepaged', 100), ('collapse', 100),
+                                           ('collapse', 10)))
+    if co:
+        md.append('| 16: after postcopy, THPs on ≥ 95 % of the eligible ranges, collapse '
+                  '--await-postcopy ' + goal(
+                      {'median': co['t95_s'] if co['t95_s'] is not None else float('inf')},
+                      'within seconds', lambda x: x <= 60,
+                      (f"{fmt(co['t95_s'], 1)} s" if co['t95_s'] is not None else
+                       f"> {fmt(co['end_s'], 0)} s")
+                      + f"; {fmt(co['pct_at_end'], 1)} % at {fmt(co['end_s'], 0)} s; data "
+                      + co['verify']
+                      + (f"; khugepaged's defaults: {fmt(kh['pct_at_end'], 1)} % at "
+                         f"{fmt(kh['end_s'], 0)} s" if kh else '')))
+        md.append('| 16: RSS growth by the collapse ' + goal(
+            {'median': co['rss_growth_pct']}, '≤ 2 %', lambda x: x <= 2,
+            f"{fmt(co['rss_growth_pct'], 2)} %"))
+        md.append("| 16: guest's writes while the collapse runs × khugepaged's run "
+                  + goal({'median': co['write_x_khugepaged']}, 'a bench line',
+                         lambda _: 'measured', fmt(co['write_x_khugepaged'])))
+    if co10:
+        md.append('| 16: guest that touched 10 % of its RAM, RSS growth by the collapse '
+                  + goal({'median': co10['rss_growth_pct']}, 'within 2 %',
+                         lambda x: abs(x) <= 2,
+                         f"{fmt(co10['rss_growth_pct'], 2)} %: {fmt(co10['rss_completion_mib'], 1)}"
+                         f" → {fmt(co10['rss_end_mib'], 1)} MiB; data {co10['verify']}"))
     md.append('')
     return md
 

@@ -668,13 +668,15 @@ static int read_pidfile(const char *path, pid_t *pid)
 	char buf[32];
 	int ret = read_line(path, buf, sizeof(buf));
 
-	if (ret == -ENODATA)
+	if (ret == -ENODATA) {
 		error_msg("collapse: pid file %s: empty", path);
-	else if (ret)
+	} else if (ret) {
 		error_msg("collapse: pid file %s: %s", path, strerror(-ret));
-	else if (parse_pid(buf, pid))
+	} else if (parse_pid(buf, pid)) {
 		error_msg("collapse: pid file %s: '%s' is not a pid", path, buf);
-	return ret || parse_pid(buf, pid) ? -1 : 0;
+		ret = -EINVAL;
+	}
+	return ret ? -1 : 0;
 }
 
 int cmd_collapse(const struct verb *v, int argc, char *argv[])

@@ -58,6 +58,16 @@ jval() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): d = d[k]
 print(json.dumps(d) if isinstance(d, (dict, bool)) else d)' "$out/$1" "$2"; }
 
+# jrange FILE KEY MIN [MAX]: MIN <= the number KEY of $out/FILE (< MAX).
+jrange() {
+	local v
+	v=$(jval "$1" "$2")
+	awk -v v="$v" -v lo="$3" -v hi="${4:-}" 'BEGIN { exit !(v >= lo && (hi == "" || v < hi)) }' || {
+		echo "$2 in $1: $v, want >= $3${4:+ and < $4}"
+		return 1
+	}
+}
+
 rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
 
 # The layout of the main cases: 8 ranges per cycle, with 512, 502 (the
@@ -204,8 +214,7 @@ await_postcopy() {
 	check_eq "$rc" 0 "exit status"
 	check_eq "$(val await thp_map)" "$map" "THP map"
 	check_eq "$(jval await.json postcopy_seen)" true "postcopy_seen"
-	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["waited_s"]
-sys.exit(0 if s >= 4 else print("waited", s, "s, want >= 4") or 1)' "$out/await.json"
+	jrange await.json waited_s 4
 }
 
 # --await-postcopy SECS with no postcopy (a migration that ended in
@@ -217,8 +226,7 @@ await_postcopy_none() {
 	mix_end none
 	check_eq "$(val none thp_map)" HHHHHHHH "THP map"
 	check_eq "$(jval none.json postcopy_seen)" false "postcopy_seen"
-	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["waited_s"]
-sys.exit(0 if 2.9 <= s < 10 else print("waited", s, "s, want 3") or 1)' "$out/none.json"
+	jrange none.json waited_s 2.9 10
 }
 
 # A process gone mid-way: an error, the summary of what was done.
@@ -240,8 +248,7 @@ rate_bounds() {
 	"$ctl" collapse --pid "$mixpid" --rate 4 --json >"$out/rate.json"
 	mix_end rate
 	check_eq "$(jval rate.json collapsed)" 8 "collapsed"
-	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["seconds"]
-sys.exit(0 if s >= 3.4 else print("took", s, "s for 16 MiB at 4 MiB/s") or 1)' "$out/rate.json"
+	jrange rate.json seconds 3.4 # 16 MiB at 4 MiB/s
 }
 
 # SIGINT stops between ranges: exit 130 and a summary.

@@ -19,7 +19,7 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
-source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
 
 wrf=$top/tests/prog/wrf
 debs=/var/local/thpcow-debs
@@ -108,10 +108,7 @@ libvirt_hook() {
 	local unit=thpcow-collapse@vm2.service
 	install -D -m 0755 /usr/share/doc/thpcowctl/examples/libvirt-hook-qemu /etc/libvirt/hooks/qemu.d/thpcow
 	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
-	for _ in $(seq 50); do
-		[[ $(systemctl show -P ActiveState "$unit") == inactive ]] || break
-		sleep 0.1
-	done
+	unit_until "$unit" ActiveState '!inactive'
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
 	systemctl stop "$unit"
 	rm /etc/libvirt/hooks/qemu.d/thpcow

@@ -16,7 +16,7 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
-source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
 
 wrf=$top/tests/prog/wrf
 conf=/etc/thpcow.conf
@@ -169,10 +169,7 @@ collapse_after_migration() {
 	echo 1 >/proc/sys/vm/unprivileged_userfaultfd
 	check_eq "$("$hook" vm-1 migrate begin - </dev/null)" "" "the hook's output"
 	"$hook" vm-2 started begin - </dev/null
-	for ((i = 0; i < 50; i++)); do
-		[[ $(systemctl show -P ActiveState "$unit") == inactive ]] || break
-		sleep 0.1
-	done
+	unit_until "$unit" ActiveState '!inactive'
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "the unit, waiting for QEMU's pid file"
 	check_eq "$(systemctl show -P ActiveState 'thpcow-collapse@vm\x2d2.service')" inactive \
 		"no unit for an operation other than migrate"
@@ -186,10 +183,7 @@ collapse_after_migration() {
 	sleep 2
 	check_eq "$(systemctl show -P SubState "$unit")" running "the unit during postcopy"
 	kill -USR2 "$pid"
-	for ((i = 0; i < 60; i++)); do
-		[[ $(systemctl show -P ActiveState "$unit") == active ]] || break
-		sleep 1
-	done
+	unit_until "$unit" ActiveState '!active' 60
 	unit_log "$unit" | sed 's/^/    /'
 	check_match "$(unit_log "$unit")" $'(^|\n)collapsed: +8 \\(16 MiB\\)\n' "the summary in the journal"
 	check_match "$(unit_log "$unit")" $'(^|\n)waited: +[0-9.]+ s \\(postcopy seen\\)' "postcopy seen"
@@ -199,16 +193,10 @@ collapse_after_migration() {
 	# a unit still waiting when the guest is released: stopped, not failed
 	echo "$pid" >/run/libvirt/qemu/vm-3.pid
 	"$hook" vm-3 migrate begin - </dev/null
-	for ((i = 0; i < 50; i++)); do
-		[[ $(systemctl show -P SubState "$unit3") == running ]] && break
-		sleep 0.1
-	done
+	unit_until "$unit3" SubState running
 	sleep 1
 	"$hook" vm-3 release end - </dev/null
-	for ((i = 0; i < 50; i++)); do
-		[[ $(systemctl show -P ActiveState "$unit3") == inactive ]] && break
-		sleep 0.1
-	done
+	unit_until "$unit3" ActiveState inactive
 	unit_log "$unit3" | sed 's/^/    /'
 	check_match "$(unit_log "$unit3")" $'(^|\n)interrupted: +yes' "stopped: its summary"
 	check_match "$(unit_log "$unit3")" "Deactivated successfully" "stopped: not failed"

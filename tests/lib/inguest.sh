@@ -19,3 +19,20 @@ wrf_in_machine_slice() {
 	check_eq "$(key thp_split_pmd "$out")" 0 "splits in machine.slice"
 	check_eq "$(key anon_huge_kb "$out")" 16384 "AnonHugePages kB in machine.slice"
 }
+
+# unit_until UNIT PROPERTY VALUE [SECONDS]: wait until systemctl shows
+# UNIT's PROPERTY as VALUE, or, with VALUE "!V", as anything but V; at most
+# SECONDS (5). It always returns 0: the check that follows says what it was.
+unit_until() {
+	local i now
+	for ((i = 0; i < ${4:-5} * 10; i++)); do
+		now=$(systemctl show -P "$2" "$1")
+		if [[ $3 == !* ]]; then
+			[[ $now != "${3#!}" ]] && return 0
+		else
+			[[ $now == "$3" ]] && return 0
+		fi
+		sleep 0.1
+	done
+	return 0
+}

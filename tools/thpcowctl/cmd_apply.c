@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "conf.h"
 #include "device.h"
 #include "parse.h"

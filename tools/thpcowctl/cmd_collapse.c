@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cgroup.h"
 #include "collapse.h"
 #include "json.h"

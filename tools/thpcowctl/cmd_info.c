@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "device.h"
 #include "output.h"
 #include "parse.h"

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <syslog.h>
 
+#include "args.h"
 #include "parse.h"
 #include "thpcowctl.h"
 

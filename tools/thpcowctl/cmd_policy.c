@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "device.h"
 #include "output.h"
 #include "thpcowctl.h"

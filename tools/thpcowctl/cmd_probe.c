@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
+#include "args.h"
 #include "device.h"
 #include "output.h"
 #include "probe.h"

@@ -31,6 +31,7 @@
 #include <tracefs.h>
 #endif
 
+#include "args.h"
 #include "device.h"
 #include "thpcowctl.h"
 #include "trace.h"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "device.h"
 #include "output.h"
 #include "thpcowctl.h"

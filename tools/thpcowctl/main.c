@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * thpcowctl: the operator's tool for thpcow. This file holds the verb
- * table, the help it generates, and the option parsing the verbs share.
+ * table, the help it generates, and the options before VERB.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "conf.h"
 #include "output.h"
 #include "parse.h"
@@ -18,10 +18,6 @@
 
 static int cmd_help(const struct verb *v, int argc, char *argv[]);
 
-#define HELP_JSON \
-	"  -J, --json      print one JSON object (see thpcowctl(8))\n"
-#define HELP_PID \
-	"  -p, --pid PID   a process (thread group)\n"
 #define HELP_CHILDREN \
 	"      --children  processes PID forks later inherit the policy\n"
 #define HELP_CGROUP \
@@ -31,17 +27,6 @@ static int cmd_help(const struct verb *v, int argc, char *argv[]);
 	"                  (machine.slice/foo and /machine.slice/foo are alike)\n"
 #define HELP_CGROUP_GLOBAL HELP_CGROUP \
 	"  -g, --global    the default for all other memory\n"
-#define HELP_TABLE \
-	"  -o, --output COLUMNS\n" \
-	"                  the columns to show, comma-separated; +COLUMNS adds\n" \
-	"                  them to the default ones\n" \
-	"  -n, --noheadings\n" \
-	"                  no header line\n" \
-	"  -r, --raw       one space between columns, no alignment; blanks and\n" \
-	"                  other unsafe characters as \\xNN\n" \
-	"  -J, --json      one JSON object (see thpcowctl(8)); with -o, the\n" \
-	"                  chosen columns as libsmartcols writes JSON\n"
-#define USAGE_TABLE	"[-J] [-o COLUMNS] [-n] [-r]"
 
 static void list_columns(FILE *f)
 {
@@ -65,23 +50,23 @@ static const struct verb verbs[] = {
 		.name = "status", .fn = cmd_status,
 		.summary = "show the module, its global mode, headline counters "
 			"and THP settings",
-		.usage = "[-J]",
+		.synopsis = "[-J]",
 		.help = HELP_JSON,
 	}, {
 		.name = "list", .fn = cmd_list,
 		.summary = "list the pid and cgroup policies",
-		.usage = USAGE_TABLE,
+		.synopsis = SYNOPSIS_TABLE,
 		.help = HELP_TABLE,
 		.columns = list_columns,
 	}, {
 		.name = "get", .fn = cmd_get,
 		.summary = "show one policy (for a pid also the one in effect)",
-		.usage = "(-p PID | -c PATH | -g) [-J]",
+		.synopsis = "(-p PID | -c PATH | -g) [-J]",
 		.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
 	}, {
 		.name = "usage", .fn = cmd_usage,
 		.summary = "show what thpcow did per cgroup and per pid rule",
-		.usage = "[-c PATH | -p PID] " USAGE_TABLE " [--format FORMAT]",
+		.synopsis = "[-c PATH | -p PID] " SYNOPSIS_TABLE " [--format FORMAT]",
 		.help = "  -c, --cgroup PATH\n"
 			"                  only this cgroup v2 directory's row (as for get)\n"
 			"  -p, --pid PID   only the row of this process's pid rule\n"
@@ -93,24 +78,24 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "set", .fn = cmd_set,
 		.summary = "set the policy of a process, a cgroup or the default",
-		.usage = "(-p PID [--children] | -c PATH | -g) MODE",
+		.synopsis = "(-p PID [--children] | -c PATH | -g) MODE",
 		.help = HELP_PID HELP_CHILDREN HELP_CGROUP_GLOBAL,
 		.takes_mode = true,
 	}, {
 		.name = "clear", .fn = cmd_clear,
 		.summary = "remove a policy (--global: set the default back to kernel)",
-		.usage = "(-p PID | -c PATH | -g)",
+		.synopsis = "(-p PID | -c PATH | -g)",
 		.help = HELP_PID HELP_CGROUP_GLOBAL,
 	}, {
 		.name = "exec", .fn = cmd_exec,
 		.summary = "run COMMAND under MODE (a pid policy on itself)",
-		.usage = "MODE [--children] -- COMMAND [ARG...]",
+		.synopsis = "MODE [--children] -- COMMAND [ARG...]",
 		.help = "  --children      processes COMMAND forks inherit the policy\n",
 		.takes_mode = true,
 	}, {
 		.name = "stats", .fn = cmd_stats,
 		.summary = "show the module's counters, or what they grow by",
-		.usage = USAGE_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
+		.synopsis = SYNOPSIS_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
 		.help = HELP_TABLE
 			"      --format FORMAT\n"
 			"                  text (the table), json (as -J) or prometheus\n"
@@ -123,7 +108,7 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "trace", .fn = cmd_trace,
 		.summary = "print the module's fault events as they happen",
-		.usage = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
+		.synopsis = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
 			 "                 [--buffer-size KB] [--wall-clock]",
 		.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
 			"      --count N   stop after N events\n"
@@ -139,14 +124,14 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "apply", .fn = cmd_apply,
 		.summary = "set the global and cgroup rules of a file",
-		.usage = "[--check] [FILE]",
+		.synopsis = "[--check] [FILE]",
 		.help = "  --check         only check FILE; change nothing\n"
 			"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
 			"                  input; default " CONF_PATH "\n",
 	}, {
 		.name = "collapse", .fn = cmd_collapse,
 		.summary = "give a process's 4 KiB-page memory its THPs back",
-		.usage = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
+		.synopsis = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
 			"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
 			"[-J]",
 		.help = HELP_PID
@@ -169,29 +154,29 @@ static const struct verb verbs[] = {
 		.name = "load", .fn = cmd_load,
 		.summary = "load the module (installed, or from a file); "
 			"success if it is loaded already from the same build",
-		.usage = "[--default MODE] [--path FILE.ko]",
+		.synopsis = "[--default MODE] [--path FILE.ko]",
 		.help = "  --default MODE  the global mode to start with\n"
 			"  --path FILE.ko  load this file instead of the installed module\n",
 		.takes_mode = true,
 	}, {
 		.name = "unload", .fn = cmd_unload,
 		.summary = "unload the module",
-		.usage = "",
+		.synopsis = "",
 	}, {
 		.name = "probe", .fn = cmd_probe,
 		.summary = "does this kernel split a write on the huge zero page?",
-		.usage = "[-J | --condition]",
+		.synopsis = "[-J | --condition]",
 		.help = HELP_JSON
 			"  --condition     exit 0 if thpcow.service should run here,\n"
 			"                  else 1 with one line saying why (ExecCondition=)\n",
 	}, {
 		.name = "version", .fn = cmd_version,
 		.summary = "show the versions of thpcowctl and the loaded module",
-		.usage = "",
+		.synopsis = "",
 	}, {
 		.name = "help", .fn = cmd_help,
 		.summary = "show this help, or a verb's",
-		.usage = "[VERB]",
+		.synopsis = "[VERB]",
 	},
 };
 
@@ -205,7 +190,7 @@ static const struct verb *find_verb(const char *name)
 	return NULL;
 }
 
-static void print_usage(FILE *f)
+static void overview_help(FILE *f)
 {
 	size_t i;
 
@@ -228,151 +213,6 @@ static void print_usage(FILE *f)
 		"the module is not loaded.\n");
 }
 
-static void print_verb_help(const struct verb *v, FILE *f)
-{
-	fprintf(f, "Usage: " PROGRAM_NAME " %s%s%s\n\n%c%s.\n\nOptions:\n%s"
-		"  -h, --help      show this help\n",
-		v->name, v->usage[0] ? " " : "", v->usage,
-		toupper((unsigned char)v->summary[0]), v->summary + 1,
-		v->help ? v->help : "");
-	if (v->takes_mode)
-		fprintf(f, "\nMODE is one of: %s.\n", mode_list());
-	if (v->columns)
-		v->columns(f);
-}
-
-/* A usage error, with a pointer to the help; exit status 2. v is NULL
- * before the verb is known. */
-int usage_error(const struct verb *v, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (v)
-		error_msg("%s: %s", v->name, msg);
-	else
-		error_msg("%s", msg);
-	fprintf(stderr, "Try '" PROGRAM_NAME "%s%s --help' for more information.\n",
-		v ? " " : "", v ? v->name : "");
-	return EXIT_USAGE;
-}
-
-/* A bad number argument: what names it ("PID", "SECONDS"). */
-int number_error(const struct verb *v, const char *what, const char *arg,
-		 int err)
-{
-	return usage_error(v, "invalid %s '%s': %s", what, arg,
-			   err == -ERANGE ? "out of range" :
-			   "not a positive decimal number");
-}
-
-/* A positive decimal argument up to max; or a usage error (status 2). */
-int arg_uint(const struct verb *v, const char *what, const char *arg,
-	     unsigned long long max, unsigned long long *out)
-{
-	int ret = parse_uint(arg, max, out);
-
-	if (!ret && *out == 0)
-		ret = -EINVAL;
-	return ret ? number_error(v, what, arg, ret) : 0;
-}
-
-/* A MODE argument; or a usage error (status 2). */
-int arg_mode(const struct verb *v, const char *arg, unsigned int *mode)
-{
-	if (parse_mode(arg, mode) == 0)
-		return 0;
-	return usage_error(v, "unknown mode '%s': expected one of %s", arg,
-			   mode_list());
-}
-
-/*
- * getopt_long() for a verb: "-h/--help" prints the verb's help and exits
- * 0; an unknown option or a missing argument exits 2. longopts must hold
- * {"help", no_argument, NULL, 'h'}.
- */
-int verb_getopt(const struct verb *v, int argc, char *argv[],
-		const struct option *longopts)
-{
-	const struct option *o;
-	char shortopts[64] = ":";
-	size_t n = 1;
-	int opt;
-
-	/* a printable option value is also a short option */
-	for (o = longopts; o->name && n + 2 < sizeof(shortopts); o++) {
-		if (o->val <= ' ' || o->val > '~')
-			continue;
-		shortopts[n++] = (char)o->val;
-		if (o->has_arg == required_argument)
-			shortopts[n++] = ':';
-	}
-	shortopts[n] = '\0';
-	opterr = 0;
-	opt = getopt_long(argc, argv, shortopts, longopts, NULL);
-	switch (opt) {
-	case 'h':
-		print_verb_help(v, stdout);
-		exit(EXIT_OK);
-	case ':':
-		exit(usage_error(v, "option '%s' needs an argument",
-				 argv[optind - 1]));
-	case '?':
-		if (optopt)
-			exit(usage_error(v, "unknown option '-%c'", optopt));
-		exit(usage_error(v, "unknown option '%s'", argv[optind - 1]));
-	}
-	return opt;
-}
-
-/* After a verb's options and arguments: nothing may be left (or exit 2). */
-void verb_no_args(const struct verb *v, int argc, char *argv[])
-{
-	if (optind < argc)
-		exit(usage_error(v, "unexpected argument '%s'", argv[optind]));
-}
-
-/* -o, -n, -r, -J into o; false if opt is none of them. */
-bool table_option(struct table_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_OUTPUT:
-		o->output = arg;
-		return true;
-	case OPT_NOHEADINGS:
-		o->noheadings = true;
-		return true;
-	case OPT_RAW:
-		o->raw = true;
-		return true;
-	case OPT_JSON:
-		o->json = true;
-		return true;
-	}
-	return false;
-}
-
-/* The columns -o chose (or the defaults); or a usage error (status 2). */
-int table_columns(const struct verb *v, const struct table_col *cols,
-		  size_t ncols, const char *defaults, struct table_opts *o)
-{
-	const char *bad;
-	size_t len;
-
-	if (o->json && !o->output && (o->noheadings || o->raw))
-		return usage_error(v, "-n and -r are for the table, not -J "
-				   "(unless -o chooses columns)");
-	if (table_select(cols, ncols, defaults, o, &bad, &len) == 0)
-		return 0;
-	if (o->n == TABLE_COLS_MAX)
-		return usage_error(v, "too many columns");
-	return usage_error(v, "unknown column '%.*s' (see '" PROGRAM_NAME
-			   " %s --help')", (int)len, bad, v->name);
-}
-
 static int cmd_help(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -386,13 +226,13 @@ static int cmd_help(const struct verb *v, int argc, char *argv[])
 	if (argc - optind > 1)
 		return usage_error(v, "too many arguments");
 	if (optind == argc) {
-		print_usage(stdout);
+		overview_help(stdout);
 		return EXIT_OK;
 	}
 	about = find_verb(argv[optind]);
 	if (!about)
 		return usage_error(v, "unknown verb '%s'", argv[optind]);
-	print_verb_help(about, stdout);
+	verb_help(about, stdout);
 	return EXIT_OK;
 }
 
@@ -433,7 +273,7 @@ int main(int argc, char *argv[])
 	while ((opt = getopt_long(argc, argv, "+:Jo:nrhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			print_usage(stdout);
+			overview_help(stdout);
 			return close_stdout(EXIT_OK);
 		case 'V':
 			vargv[0] = "version";

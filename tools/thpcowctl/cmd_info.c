@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "device.h"
+#include "kmod.h"
 #include "output.h"
 #include "parse.h"
 #include "probe.h"

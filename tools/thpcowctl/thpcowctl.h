@@ -50,8 +50,6 @@ int cmd_load(const struct verb *v, int argc, char *argv[]);
 int cmd_unload(const struct verb *v, int argc, char *argv[]);
 int cmd_probe(const struct verb *v, int argc, char *argv[]);
 
-/* cmd_module.c: is a thpcow module installed for the running kernel? */
-bool module_installed(void);
 int cmd_trace(const struct verb *v, int argc, char *argv[]);
 int cmd_apply(const struct verb *v, int argc, char *argv[]);
 int cmd_collapse(const struct verb *v, int argc, char *argv[]);

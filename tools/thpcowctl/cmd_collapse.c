@@ -26,6 +26,7 @@
 
 #include "args.h"
 #include "cgroup.h"
+#include "cmd_collapse.h"
 #include "collapse.h"
 #include "json.h"
 #include "parse.h"
@@ -680,7 +681,7 @@ static int read_pidfile(const char *path, pid_t *pid)
 	return ret ? -1 : 0;
 }
 
-int cmd_collapse(const struct verb *v, int argc, char *argv[])
+static int cmd_collapse(const struct verb *v, int argc, char *argv[])
 {
 	enum { OPT_MIN = 0x200, OPT_RATE, OPT_AFTER, OPT_AWAIT, OPT_PIDFILE };
 	static const struct option opts[] = {
@@ -799,3 +800,27 @@ int cmd_collapse(const struct verb *v, int argc, char *argv[])
 		return EXIT_INTERRUPTED;
 	return status;
 }
+
+const struct verb collapse_verb = {
+	.name = "collapse", .fn = cmd_collapse,
+	.summary = "give a process's 4 KiB-page memory its THPs back",
+	.synopsis = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
+		"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
+		"[-J]",
+	.help = HELP_PID
+		"  -c, --cgroup PATH\n"
+		"                  every process of a cgroup v2 directory\n"
+		"  --pidfile FILE  the process whose pid FILE holds (libvirt:\n"
+		"                  /run/libvirt/qemu/NAME.pid)\n"
+		"  --min-present N collapse a 2 MiB range only if N of its 512\n"
+		"                  pages hold data (default 502: RSS grows <= 2 %)\n"
+		"  --rate MiB/s    collapse at most this much per second\n"
+		"  --after-migration\n"
+		"                  first wait until no memory is registered with\n"
+		"                  userfaultfd (a postcopy migration has ended)\n"
+		"  --await-postcopy SECS\n"
+		"                  --after-migration, and if no memory is under\n"
+		"                  userfaultfd yet, wait up to SECS for postcopy\n"
+		"                  to begin (an incoming migration in precopy)\n"
+		HELP_JSON,
+};

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cmd_info.h"
 #include "device.h"
 #include "kmod.h"
 #include "output.h"
@@ -122,7 +123,7 @@ static const char *ibt_state(const struct module_info *mi)
 	return "not enforced";
 }
 
-int cmd_status(const struct verb *v, int argc, char *argv[])
+static int cmd_status(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -216,8 +217,16 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 	return ret;
 }
 
+const struct verb status_verb = {
+	.name = "status", .fn = cmd_status,
+	.summary = "show the module, its global mode, headline counters "
+		"and THP settings",
+	.synopsis = "[-J]",
+	.help = HELP_JSON,
+};
+
 /* Like v4l2loopback-ctl: the tool's version, and the loaded module's. */
-int cmd_version(const struct verb *v, int argc, char *argv[])
+static int cmd_version(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -243,6 +252,12 @@ int cmd_version(const struct verb *v, int argc, char *argv[])
 		       mi.version[0] ? mi.version : "unknown");
 	return ret;
 }
+
+const struct verb version_verb = {
+	.name = "version", .fn = cmd_version,
+	.summary = "show the versions of thpcowctl and the loaded module",
+	.synopsis = "",
+};
 
 static double now(void)
 {
@@ -381,7 +396,7 @@ out:
 	return ret;
 }
 
-int cmd_stats(const struct verb *v, int argc, char *argv[])
+static int cmd_stats(const struct verb *v, int argc, char *argv[])
 {
 	struct stats_args a;
 	int fd, ret = stats_args(v, argc, argv, &a);
@@ -395,3 +410,26 @@ int cmd_stats(const struct verb *v, int argc, char *argv[])
 	close(fd);
 	return ret;
 }
+
+/* stats --help: the columns -o takes, with and without --watch */
+static void stats_columns_help(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", counter_cols,
+		   counter_ncols);
+	table_help(f, "With --watch", watch_cols(), watch_ncols);
+}
+
+const struct verb stats_verb = {
+	.name = "stats", .fn = cmd_stats,
+	.summary = "show the module's counters, or what they grow by",
+	.synopsis = SYNOPSIS_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
+	.help = HELP_TABLE
+		"      --format FORMAT\n"
+		"                  text (the table), json (as -J) or prometheus\n"
+		"                  (the text exposition format, for node-exporter)\n"
+		"      --watch SECONDS\n"
+		"                  a header, then every SECONDS one row of what the\n"
+		"                  counters grew by (columns: see thpcowctl(8))\n"
+		"      --count N   with --watch: stop after N intervals\n",
+	.columns = stats_columns_help,
+};

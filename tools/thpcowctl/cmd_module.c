@@ -8,6 +8,7 @@
 #include <syslog.h>
 
 #include "args.h"
+#include "cmd_module.h"
 #include "kmod.h"
 #include "parse.h"
 #include "thpcowctl.h"
@@ -134,7 +135,7 @@ static int already_loaded(struct kmod_module *mod, const char *path,
 	return EXIT_FAIL;
 }
 
-int cmd_load(const struct verb *v, int argc, char *argv[])
+static int cmd_load(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "default", required_argument, NULL, OPT_DEFAULT },
@@ -188,7 +189,17 @@ out:
 	return ret;
 }
 
-int cmd_unload(const struct verb *v, int argc, char *argv[])
+const struct verb load_verb = {
+	.name = "load", .fn = cmd_load,
+	.summary = "load the module (installed, or from a file); "
+		"success if it is loaded already from the same build",
+	.synopsis = "[--default MODE] [--path FILE.ko]",
+	.help = "  --default MODE  the global mode to start with\n"
+		"  --path FILE.ko  load this file instead of the installed module\n",
+	.takes_mode = true,
+};
+
+static int cmd_unload(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -230,3 +241,9 @@ int cmd_unload(const struct verb *v, int argc, char *argv[])
 	kmod_unref(ctx);
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct verb unload_verb = {
+	.name = "unload", .fn = cmd_unload,
+	.summary = "unload the module",
+	.synopsis = "",
+};

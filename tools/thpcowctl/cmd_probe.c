@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "args.h"
+#include "cmd_probe.h"
 #include "device.h"
 #include "kmod.h"
 #include "output.h"
@@ -44,7 +45,7 @@ static int condition(const char *release, enum kernel_zero k, const char *why)
 	return EXIT_FAIL;
 }
 
-int cmd_probe(const struct verb *v, int argc, char *argv[])
+static int cmd_probe(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -87,3 +88,12 @@ int cmd_probe(const struct verb *v, int argc, char *argv[])
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
 	return k == KERNEL_ZERO_UNKNOWN ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct verb probe_verb = {
+	.name = "probe", .fn = cmd_probe,
+	.summary = "does this kernel split a write on the huge zero page?",
+	.synopsis = "[-J | --condition]",
+	.help = HELP_JSON
+		"  --condition     exit 0 if thpcow.service should run here,\n"
+		"                  else 1 with one line saying why (ExecCondition=)\n",
+};

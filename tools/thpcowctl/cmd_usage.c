@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cmd_usage.h"
 #include "device.h"
 #include "output.h"
 #include "thpcowctl.h"
@@ -158,7 +159,7 @@ static int usage_filter(const struct scope_arg *s, struct usage_row **rows,
 	return 0;
 }
 
-int cmd_usage(const struct verb *v, int argc, char *argv[])
+static int cmd_usage(const struct verb *v, int argc, char *argv[])
 {
 	struct thpcow_usage_entry *entries;
 	struct usage_row *rows;
@@ -202,3 +203,23 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	free(rows);
 	return EXIT_OK;
 }
+
+/* usage --help: the columns -o takes */
+static void usage_columns_help(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
+}
+
+const struct verb usage_verb = {
+	.name = "usage", .fn = cmd_usage,
+	.summary = "show what thpcow did per cgroup and per pid rule",
+	.synopsis = "[-c PATH | -p PID] " SYNOPSIS_TABLE " [--format FORMAT]",
+	.help = "  -c, --cgroup PATH\n"
+		"                  only this cgroup v2 directory's row (as for get)\n"
+		"  -p, --pid PID   only the row of this process's pid rule\n"
+		HELP_TABLE
+		"      --format FORMAT\n"
+		"                  text (the table), json (as -J) or prometheus\n"
+		"                  (the text exposition format, for node-exporter)\n",
+	.columns = usage_columns_help,
+};

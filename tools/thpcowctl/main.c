@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * thpcowctl: the operator's tool for thpcow. This file holds the verb
- * table, the help it generates, and the options before VERB.
+ * thpcowctl: the operator's tool for thpcow. This file only dispatches:
+ * it lists the verbs (each verb's file holds its entry, its options and
+ * its help), generates the overview help from their entries, owns the
+ * help verb, and reads the options before VERB.
  */
 #include <errno.h>
 #include <locale.h>
@@ -10,174 +12,24 @@
 #include <string.h>
 
 #include "args.h"
-#include "conf.h"
-#include "output.h"
-#include "parse.h"
+#include "cmd_apply.h"
+#include "cmd_collapse.h"
+#include "cmd_info.h"
+#include "cmd_module.h"
+#include "cmd_policy.h"
+#include "cmd_probe.h"
+#include "cmd_trace.h"
+#include "cmd_usage.h"
 #include "thpcowctl.h"
-#include "usage.h"
 
-static int cmd_help(const struct verb *v, int argc, char *argv[]);
+static const struct verb help_verb;
 
-#define HELP_CHILDREN \
-	"      --children  processes PID forks later inherit the policy\n"
-#define HELP_CGROUP \
-	"  -c, --cgroup PATH\n" \
-	"                  a cgroup v2 directory: a path that starts with the\n" \
-	"                  cgroup2 mount point, or one below the cgroup2 root\n" \
-	"                  (machine.slice/foo and /machine.slice/foo are alike)\n"
-#define HELP_CGROUP_GLOBAL HELP_CGROUP \
-	"  -g, --global    the default for all other memory\n"
-
-static void list_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", list_cols, list_ncols);
-}
-
-static void stats_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", counter_cols,
-		   counter_ncols);
-	table_help(f, "With --watch", watch_cols(), watch_ncols);
-}
-
-static void usage_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
-}
-
-static const struct verb verbs[] = {
-	{
-		.name = "status", .fn = cmd_status,
-		.summary = "show the module, its global mode, headline counters "
-			"and THP settings",
-		.synopsis = "[-J]",
-		.help = HELP_JSON,
-	}, {
-		.name = "list", .fn = cmd_list,
-		.summary = "list the pid and cgroup policies",
-		.synopsis = SYNOPSIS_TABLE,
-		.help = HELP_TABLE,
-		.columns = list_columns,
-	}, {
-		.name = "get", .fn = cmd_get,
-		.summary = "show one policy (for a pid also the one in effect)",
-		.synopsis = "(-p PID | -c PATH | -g) [-J]",
-		.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
-	}, {
-		.name = "usage", .fn = cmd_usage,
-		.summary = "show what thpcow did per cgroup and per pid rule",
-		.synopsis = "[-c PATH | -p PID] " SYNOPSIS_TABLE " [--format FORMAT]",
-		.help = "  -c, --cgroup PATH\n"
-			"                  only this cgroup v2 directory's row (as for get)\n"
-			"  -p, --pid PID   only the row of this process's pid rule\n"
-			HELP_TABLE
-			"      --format FORMAT\n"
-			"                  text (the table), json (as -J) or prometheus\n"
-			"                  (the text exposition format, for node-exporter)\n",
-		.columns = usage_columns,
-	}, {
-		.name = "set", .fn = cmd_set,
-		.summary = "set the policy of a process, a cgroup or the default",
-		.synopsis = "(-p PID [--children] | -c PATH | -g) MODE",
-		.help = HELP_PID HELP_CHILDREN HELP_CGROUP_GLOBAL,
-		.takes_mode = true,
-	}, {
-		.name = "clear", .fn = cmd_clear,
-		.summary = "remove a policy (--global: set the default back to kernel)",
-		.synopsis = "(-p PID | -c PATH | -g)",
-		.help = HELP_PID HELP_CGROUP_GLOBAL,
-	}, {
-		.name = "exec", .fn = cmd_exec,
-		.summary = "run COMMAND under MODE (a pid policy on itself)",
-		.synopsis = "MODE [--children] -- COMMAND [ARG...]",
-		.help = "  --children      processes COMMAND forks inherit the policy\n",
-		.takes_mode = true,
-	}, {
-		.name = "stats", .fn = cmd_stats,
-		.summary = "show the module's counters, or what they grow by",
-		.synopsis = SYNOPSIS_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
-		.help = HELP_TABLE
-			"      --format FORMAT\n"
-			"                  text (the table), json (as -J) or prometheus\n"
-			"                  (the text exposition format, for node-exporter)\n"
-			"      --watch SECONDS\n"
-			"                  a header, then every SECONDS one row of what the\n"
-			"                  counters grew by (columns: see thpcowctl(8))\n"
-			"      --count N   with --watch: stop after N intervals\n",
-		.columns = stats_columns,
-	}, {
-		.name = "trace", .fn = cmd_trace,
-		.summary = "print the module's fault events as they happen",
-		.synopsis = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
-			 "                 [--buffer-size KB] [--wall-clock]",
-		.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
-			"      --count N   stop after N events\n"
-			"      --duration SECONDS\n"
-			"                  stop after SECONDS\n"
-			"  -p, --pid PID   only the events of process PID\n"
-			"      --buffer-size KB\n"
-			"                  the trace buffer of each CPU (default: the\n"
-			"                  kernel's, 1408 KB on Debian's)\n"
-			"      --wall-clock\n"
-			"                  show the time of day instead of seconds since\n"
-			"                  boot\n",
-	}, {
-		.name = "apply", .fn = cmd_apply,
-		.summary = "set the global and cgroup rules of a file",
-		.synopsis = "[--check] [FILE]",
-		.help = "  --check         only check FILE; change nothing\n"
-			"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
-			"                  input; default " CONF_PATH "\n",
-	}, {
-		.name = "collapse", .fn = cmd_collapse,
-		.summary = "give a process's 4 KiB-page memory its THPs back",
-		.synopsis = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
-			"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
-			"[-J]",
-		.help = HELP_PID
-			"  -c, --cgroup PATH\n"
-			"                  every process of a cgroup v2 directory\n"
-			"  --pidfile FILE  the process whose pid FILE holds (libvirt:\n"
-			"                  /run/libvirt/qemu/NAME.pid)\n"
-			"  --min-present N collapse a 2 MiB range only if N of its 512\n"
-			"                  pages hold data (default 502: RSS grows <= 2 %)\n"
-			"  --rate MiB/s    collapse at most this much per second\n"
-			"  --after-migration\n"
-			"                  first wait until no memory is registered with\n"
-			"                  userfaultfd (a postcopy migration has ended)\n"
-			"  --await-postcopy SECS\n"
-			"                  --after-migration, and if no memory is under\n"
-			"                  userfaultfd yet, wait up to SECS for postcopy\n"
-			"                  to begin (an incoming migration in precopy)\n"
-			HELP_JSON,
-	}, {
-		.name = "load", .fn = cmd_load,
-		.summary = "load the module (installed, or from a file); "
-			"success if it is loaded already from the same build",
-		.synopsis = "[--default MODE] [--path FILE.ko]",
-		.help = "  --default MODE  the global mode to start with\n"
-			"  --path FILE.ko  load this file instead of the installed module\n",
-		.takes_mode = true,
-	}, {
-		.name = "unload", .fn = cmd_unload,
-		.summary = "unload the module",
-		.synopsis = "",
-	}, {
-		.name = "probe", .fn = cmd_probe,
-		.summary = "does this kernel split a write on the huge zero page?",
-		.synopsis = "[-J | --condition]",
-		.help = HELP_JSON
-			"  --condition     exit 0 if thpcow.service should run here,\n"
-			"                  else 1 with one line saying why (ExecCondition=)\n",
-	}, {
-		.name = "version", .fn = cmd_version,
-		.summary = "show the versions of thpcowctl and the loaded module",
-		.synopsis = "",
-	}, {
-		.name = "help", .fn = cmd_help,
-		.summary = "show this help, or a verb's",
-		.synopsis = "[VERB]",
-	},
+/* The verbs, in the order of 'thpcowctl --help'. */
+static const struct verb *const verbs[] = {
+	&status_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
+	&clear_verb, &exec_verb, &stats_verb, &trace_verb, &apply_verb,
+	&collapse_verb, &load_verb, &unload_verb, &probe_verb, &version_verb,
+	&help_verb,
 };
 
 static const struct verb *find_verb(const char *name)
@@ -185,8 +37,8 @@ static const struct verb *find_verb(const char *name)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		if (strcmp(verbs[i].name, name) == 0)
-			return &verbs[i];
+		if (strcmp(verbs[i]->name, name) == 0)
+			return verbs[i];
 	return NULL;
 }
 
@@ -198,7 +50,7 @@ static void overview_help(FILE *f)
 		"Control thpcow: whole THPs for write faults on the huge zero page,\n"
 		"per process, per cgroup or for everything.\n\nVerbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-9s %s\n", verbs[i]->name, verbs[i]->summary);
 	fprintf(f, "\nOptions (before VERB, for the verbs that take them):\n"
 		"  -J, --json      JSON output\n"
 		"  -o, --output COLUMNS\n"
@@ -235,6 +87,12 @@ static int cmd_help(const struct verb *v, int argc, char *argv[])
 	verb_help(about, stdout);
 	return EXIT_OK;
 }
+
+static const struct verb help_verb = {
+	.name = "help", .fn = cmd_help,
+	.summary = "show this help, or a verb's",
+	.synopsis = "[VERB]",
+};
 
 /* Data goes to stdout: a write error there (a full disk) is a failure. */
 static int close_stdout(int status)
@@ -278,8 +136,8 @@ int main(int argc, char *argv[])
 		case 'V':
 			vargv[0] = "version";
 			optind = 0;
-			return close_stdout(cmd_version(find_verb("version"),
-							1, vargv));
+			return close_stdout(version_verb.fn(&version_verb, 1,
+							    vargv));
 		case OPT_JSON:
 			vargv[vargc++] = "--json";
 			break;

@@ -25,8 +25,6 @@ enum {
 	EXIT_NOEXEC	= 127,	/* exec: COMMAND could not be run */
 };
 
-struct verb;
-
 /* util.c */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void verror_msg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
@@ -35,23 +33,5 @@ int read_line(const char *path, char *buf, size_t len);
 bool cpu_has_flag(const char *flag);
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 size_t utf8_width(const char *s);	/* terminal columns, by the locale */
-
-/* the verbs */
-int cmd_status(const struct verb *v, int argc, char *argv[]);
-int cmd_version(const struct verb *v, int argc, char *argv[]);
-int cmd_stats(const struct verb *v, int argc, char *argv[]);
-int cmd_set(const struct verb *v, int argc, char *argv[]);
-int cmd_get(const struct verb *v, int argc, char *argv[]);
-int cmd_clear(const struct verb *v, int argc, char *argv[]);
-int cmd_list(const struct verb *v, int argc, char *argv[]);
-int cmd_usage(const struct verb *v, int argc, char *argv[]);
-int cmd_exec(const struct verb *v, int argc, char *argv[]);
-int cmd_load(const struct verb *v, int argc, char *argv[]);
-int cmd_unload(const struct verb *v, int argc, char *argv[]);
-int cmd_probe(const struct verb *v, int argc, char *argv[]);
-
-int cmd_trace(const struct verb *v, int argc, char *argv[]);
-int cmd_apply(const struct verb *v, int argc, char *argv[]);
-int cmd_collapse(const struct verb *v, int argc, char *argv[]);
 
 #endif /* THPCOWCTL_H */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
 #include "parse.h"
@@ -74,6 +75,22 @@ int arg_mode(const struct verb *v, const char *arg, unsigned int *mode)
 		return 0;
 	return usage_error(v, "unknown mode '%s': expected one of %s", arg,
 			   mode_list());
+}
+
+/* A --format argument; or a usage error (status 2). */
+int arg_format(const struct verb *v, const char *arg,
+	       enum output_format *format)
+{
+	if (strcmp(arg, "text") == 0)
+		*format = FORMAT_TEXT;
+	else if (strcmp(arg, "json") == 0)
+		*format = FORMAT_JSON;
+	else if (strcmp(arg, "prometheus") == 0)
+		*format = FORMAT_PROMETHEUS;
+	else
+		return usage_error(v, "unknown format '%s': expected text, json "
+				   "or prometheus", arg);
+	return 0;
 }
 
 /*

@@ -72,6 +72,13 @@ enum {
 	"  -J, --json      one JSON object (see thpcowctl(8)); with -o, the\n" \
 	"                  chosen columns as libsmartcols writes JSON\n"
 
+/* --format FORMAT (stats, usage): the table, -J's JSON, or Prometheus */
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+#define HELP_FORMAT \
+	"      --format FORMAT\n" \
+	"                  text (the table), json (as -J) or prometheus\n" \
+	"                  (the text exposition format, for node-exporter)\n"
+
 /* The help lines of -J alone and of -p. */
 #define HELP_JSON \
 	"  -J, --json      print one JSON object (see thpcowctl(8))\n"
@@ -91,6 +98,8 @@ int number_error(const struct verb *v, const char *what, const char *arg,
 int arg_uint(const struct verb *v, const char *what, const char *arg,
 	     unsigned long long max, unsigned long long *out);
 int arg_mode(const struct verb *v, const char *arg, unsigned int *mode);
+int arg_format(const struct verb *v, const char *arg,
+	       enum output_format *format);
 void verb_no_args(const struct verb *v, int argc, char *argv[]);
 bool table_option(struct table_opts *o, int opt, const char *arg);
 int table_columns(const struct verb *v, const struct table_col *cols,

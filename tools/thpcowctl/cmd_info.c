@@ -278,11 +278,9 @@ static void timestamp(char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)t);
 }
 
-enum stats_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
-
 struct stats_args {
 	struct table_opts o;
-	enum stats_format format;
+	enum output_format format;
 	unsigned long long watch, count;
 };
 
@@ -307,15 +305,8 @@ static int stats_args(const struct verb *v, int argc, char *argv[],
 			ret = arg_uint(v, "SECONDS", optarg, 24 * 3600, &a->watch);
 		else if (opt == OPT_COUNT)
 			ret = arg_uint(v, "N", optarg, UINT_MAX, &a->count);
-		else if (strcmp(optarg, "text") == 0)
-			a->format = FORMAT_TEXT;
-		else if (strcmp(optarg, "json") == 0)
-			a->format = FORMAT_JSON;
-		else if (strcmp(optarg, "prometheus") == 0)
-			a->format = FORMAT_PROMETHEUS;
 		else
-			ret = usage_error(v, "unknown format '%s': expected "
-					  "text, json or prometheus", optarg);
+			ret = arg_format(v, optarg, &a->format);
 	}
 	if (ret)
 		return ret;
@@ -423,10 +414,7 @@ const struct verb stats_verb = {
 	.name = "stats", .fn = cmd_stats,
 	.summary = "show the module's counters, or what they grow by",
 	.synopsis = SYNOPSIS_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
-	.help = HELP_TABLE
-		"      --format FORMAT\n"
-		"                  text (the table), json (as -J) or prometheus\n"
-		"                  (the text exposition format, for node-exporter)\n"
+	.help = HELP_TABLE HELP_FORMAT
 		"      --watch SECONDS\n"
 		"                  a header, then every SECONDS one row of what the\n"
 		"                  counters grew by (columns: see thpcowctl(8))\n"

@@ -19,11 +19,9 @@
 #include "thpcowctl.h"
 #include "usage.h"
 
-enum usage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
-
 struct usage_args {
 	struct scope_arg scope;		/* --cgroup or --pid, or none */
-	enum usage_format format;
+	enum output_format format;
 	struct table_opts o;		/* -o, -n, -r, -J */
 };
 
@@ -47,15 +45,9 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 			continue;
 		} else if (opt == OPT_FORMAT) {
 			format = true;
-			if (strcmp(optarg, "text") == 0)
-				a->format = FORMAT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				a->format = FORMAT_JSON;
-			else if (strcmp(optarg, "prometheus") == 0)
-				a->format = FORMAT_PROMETHEUS;
-			else
-				return usage_error(v, "unknown format '%s': expected text, json or prometheus",
-						   optarg);
+			ret = arg_format(v, optarg, &a->format);
+			if (ret)
+				return ret;
 		} else {
 			ret = scope_option(&a->scope, opt, optarg);
 			if (ret < 0)
@@ -217,9 +209,6 @@ const struct verb usage_verb = {
 	.help = "  -c, --cgroup PATH\n"
 		"                  only this cgroup v2 directory's row (as for get)\n"
 		"  -p, --pid PID   only the row of this process's pid rule\n"
-		HELP_TABLE
-		"      --format FORMAT\n"
-		"                  text (the table), json (as -J) or prometheus\n"
-		"                  (the text exposition format, for node-exporter)\n",
+		HELP_TABLE HELP_FORMAT,
 	.columns = usage_columns_help,
 };

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "cmd_apply.h"
 #include "conf.h"
 #include "device.h"
 #include "parse.h"
@@ -172,7 +174,7 @@ static int conf_apply(const struct conf *c, const char *name)
 	return ret;
 }
 
-int cmd_apply(const struct verb *v, int argc, char *argv[])
+static int cmd_apply(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -214,3 +216,12 @@ int cmd_apply(const struct verb *v, int argc, char *argv[])
 	conf_free(&c);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct verb apply_verb = {
+	.name = "apply", .fn = cmd_apply,
+	.summary = "set the global and cgroup rules of a file",
+	.synopsis = "[--check] [FILE]",
+	.help = "  --check         only check FILE; change nothing\n"
+		"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
+		"                  input; default " CONF_PATH "\n",
+};

@@ -8,7 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "cmd_info.h"
 #include "device.h"
+#include "kmod.h"
 #include "output.h"
 #include "parse.h"
 #include "probe.h"
@@ -120,7 +123,7 @@ static const char *ibt_state(const struct module_info *mi)
 	return "not enforced";
 }
 
-int cmd_status(const struct verb *v, int argc, char *argv[])
+static int cmd_status(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -214,8 +217,16 @@ int cmd_status(const struct verb *v, int argc, char *argv[])
 	return ret;
 }
 
+const struct verb status_verb = {
+	.name = "status", .fn = cmd_status,
+	.summary = "show the module, its global mode, headline counters "
+		"and THP settings",
+	.synopsis = "[-J]",
+	.help = HELP_JSON,
+};
+
 /* Like v4l2loopback-ctl: the tool's version, and the loaded module's. */
-int cmd_version(const struct verb *v, int argc, char *argv[])
+static int cmd_version(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -242,6 +253,12 @@ int cmd_version(const struct verb *v, int argc, char *argv[])
 	return ret;
 }
 
+const struct verb version_verb = {
+	.name = "version", .fn = cmd_version,
+	.summary = "show the versions of thpcowctl and the loaded module",
+	.synopsis = "",
+};
+
 static double now(void)
 {
 	struct timespec ts;
@@ -261,11 +278,9 @@ static void timestamp(char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)t);
 }
 
-enum stats_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
-
 struct stats_args {
 	struct table_opts o;
-	enum stats_format format;
+	enum output_format format;
 	unsigned long long watch, count;
 };
 
@@ -290,15 +305,8 @@ static int stats_args(const struct verb *v, int argc, char *argv[],
 			ret = arg_uint(v, "SECONDS", optarg, 24 * 3600, &a->watch);
 		else if (opt == OPT_COUNT)
 			ret = arg_uint(v, "N", optarg, UINT_MAX, &a->count);
-		else if (strcmp(optarg, "text") == 0)
-			a->format = FORMAT_TEXT;
-		else if (strcmp(optarg, "json") == 0)
-			a->format = FORMAT_JSON;
-		else if (strcmp(optarg, "prometheus") == 0)
-			a->format = FORMAT_PROMETHEUS;
 		else
-			ret = usage_error(v, "unknown format '%s': expected "
-					  "text, json or prometheus", optarg);
+			ret = arg_format(v, optarg, &a->format);
 	}
 	if (ret)
 		return ret;
@@ -379,7 +387,7 @@ out:
 	return ret;
 }
 
-int cmd_stats(const struct verb *v, int argc, char *argv[])
+static int cmd_stats(const struct verb *v, int argc, char *argv[])
 {
 	struct stats_args a;
 	int fd, ret = stats_args(v, argc, argv, &a);
@@ -393,3 +401,23 @@ int cmd_stats(const struct verb *v, int argc, char *argv[])
 	close(fd);
 	return ret;
 }
+
+/* stats --help: the columns -o takes, with and without --watch */
+static void stats_columns_help(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", counter_cols,
+		   counter_ncols);
+	table_help(f, "With --watch", watch_cols(), watch_ncols);
+}
+
+const struct verb stats_verb = {
+	.name = "stats", .fn = cmd_stats,
+	.summary = "show the module's counters, or what they grow by",
+	.synopsis = SYNOPSIS_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
+	.help = HELP_TABLE HELP_FORMAT
+		"      --watch SECONDS\n"
+		"                  a header, then every SECONDS one row of what the\n"
+		"                  counters grew by (columns: see thpcowctl(8))\n"
+		"      --count N   with --watch: stop after N intervals\n",
+	.columns = stats_columns_help,
+};

@@ -7,47 +7,14 @@
 #include <sys/utsname.h>
 #include <syslog.h>
 
+#include "args.h"
+#include "cmd_module.h"
+#include "kmod.h"
 #include "parse.h"
 #include "thpcowctl.h"
 
 #define SEE_DMESG	" (see dmesg)"
 #define MODULE_ROOT	"permission denied: root (CAP_SYS_MODULE) is needed"
-
-/* libkmod's own messages, errors only, through our one helper. */
-static void __attribute__((format(printf, 6, 0)))
-kmod_log(void *data, int priority, const char *file, int line,
-	 const char *fn, const char *format, va_list args)
-{
-	char msg[512];
-
-	(void)data, (void)file, (void)line, (void)fn;
-	if (priority > LOG_ERR)
-		return;
-	vsnprintf(msg, sizeof(msg), format, args);
-	msg[strcspn(msg, "\n")] = '\0';
-	error_msg("libkmod: %s", msg);
-}
-
-static struct kmod_ctx *kmod_open(void)
-{
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
-
-	if (!ctx) {
-		error_msg("libkmod: cannot create a context");
-		return NULL;
-	}
-	kmod_set_log_fn(ctx, kmod_log, NULL);
-	kmod_set_log_priority(ctx, LOG_ERR);
-	return ctx;
-}
-
-static bool module_live(struct kmod_module *mod)
-{
-	int state = kmod_module_get_initstate(mod);
-
-	return state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING ||
-	       state == KMOD_MODULE_BUILTIN;
-}
 
 /* What init_module()/finit_module() errors mean, as modprobe words them. */
 static void insert_error(const char *what, int err)
@@ -168,7 +135,7 @@ static int already_loaded(struct kmod_module *mod, const char *path,
 	return EXIT_FAIL;
 }
 
-int cmd_load(const struct verb *v, int argc, char *argv[])
+static int cmd_load(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "default", required_argument, NULL, OPT_DEFAULT },
@@ -196,7 +163,7 @@ int cmd_load(const struct verb *v, int argc, char *argv[])
 			 mode_name(mode));
 	verb_no_args(v, argc, argv);
 
-	ctx = kmod_open();
+	ctx = module_ctx_new();
 	if (!ctx)
 		return EXIT_FAIL;
 	ret = EXIT_FAIL;
@@ -222,7 +189,17 @@ out:
 	return ret;
 }
 
-int cmd_unload(const struct verb *v, int argc, char *argv[])
+const struct verb load_verb = {
+	.name = "load", .fn = cmd_load,
+	.summary = "load the module (installed, or from a file); "
+		"success if it is loaded already from the same build",
+	.synopsis = "[--default MODE] [--path FILE.ko]",
+	.help = "  --default MODE  the global mode to start with\n"
+		"  --path FILE.ko  load this file instead of the installed module\n",
+	.takes_mode = true,
+};
+
+static int cmd_unload(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -236,7 +213,7 @@ int cmd_unload(const struct verb *v, int argc, char *argv[])
 		;
 	verb_no_args(v, argc, argv);
 
-	ctx = kmod_open();
+	ctx = module_ctx_new();
 	if (!ctx)
 		return EXIT_FAIL;
 	ret = kmod_module_new_from_name(ctx, MODULE_NAME, &mod);
@@ -265,18 +242,8 @@ int cmd_unload(const struct verb *v, int argc, char *argv[])
 	return ret < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-bool module_installed(void)
-{
-	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
-	struct kmod_module *mod = NULL;
-	bool ret = false;
-
-	if (!ctx)
-		return false;
-	if (kmod_module_new_from_name(ctx, MODULE_NAME, &mod) == 0) {
-		ret = kmod_module_get_path(mod) != NULL;
-		kmod_module_unref(mod);
-	}
-	kmod_unref(ctx);
-	return ret;
-}
+const struct verb unload_verb = {
+	.name = "unload", .fn = cmd_unload,
+	.summary = "unload the module",
+	.synopsis = "",
+};

@@ -8,9 +8,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "cmd_policy.h"
 #include "device.h"
 #include "output.h"
 #include "thpcowctl.h"
+
+#define HELP_CHILDREN \
+	"      --children  processes PID forks later inherit the policy\n"
+#define HELP_CGROUP \
+	"  -c, --cgroup PATH\n" \
+	"                  a cgroup v2 directory: a path that starts with the\n" \
+	"                  cgroup2 mount point, or one below the cgroup2 root\n" \
+	"                  (machine.slice/foo and /machine.slice/foo are alike)\n"
+#define HELP_CGROUP_GLOBAL HELP_CGROUP \
+	"  -g, --global    the default for all other memory\n"
 
 #define OPT_HELP_ENTRY		{ "help", no_argument, NULL, 'h' }
 #define OPT_SCOPE_ENTRIES					\
@@ -95,7 +107,7 @@ static int policy_verb(const struct verb *v, int argc, char *argv[],
 	return EXIT_OK;
 }
 
-int cmd_set(const struct verb *v, int argc, char *argv[])
+static int cmd_set(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		OPT_SCOPE_ENTRIES,
@@ -107,7 +119,15 @@ int cmd_set(const struct verb *v, int argc, char *argv[])
 	return policy_verb(v, argc, argv, opts, THPCOW_IOC_SET);
 }
 
-int cmd_clear(const struct verb *v, int argc, char *argv[])
+const struct verb set_verb = {
+	.name = "set", .fn = cmd_set,
+	.summary = "set the policy of a process, a cgroup or the default",
+	.synopsis = "(-p PID [--children] | -c PATH | -g) MODE",
+	.help = HELP_PID HELP_CHILDREN HELP_CGROUP_GLOBAL,
+	.takes_mode = true,
+};
+
+static int cmd_clear(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		OPT_SCOPE_ENTRIES,
@@ -117,6 +137,13 @@ int cmd_clear(const struct verb *v, int argc, char *argv[])
 
 	return policy_verb(v, argc, argv, opts, THPCOW_IOC_CLEAR);
 }
+
+const struct verb clear_verb = {
+	.name = "clear", .fn = cmd_clear,
+	.summary = "remove a policy (--global: set the default back to kernel)",
+	.synopsis = "(-p PID | -c PATH | -g)",
+	.help = HELP_PID HELP_CGROUP_GLOBAL,
+};
 
 /* What GET returned, as a list entry (so it prints like one). */
 static void policy_entry(const struct thpcow_policy *p, const struct target *t,
@@ -181,7 +208,7 @@ static const char *effective_cgroup(pid_t pid, unsigned long long id,
 	}
 }
 
-int cmd_get(const struct verb *v, int argc, char *argv[])
+static int cmd_get(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		OPT_SCOPE_ENTRIES,
@@ -230,7 +257,14 @@ int cmd_get(const struct verb *v, int argc, char *argv[])
 	return EXIT_OK;
 }
 
-int cmd_list(const struct verb *v, int argc, char *argv[])
+const struct verb get_verb = {
+	.name = "get", .fn = cmd_get,
+	.summary = "show one policy (for a pid also the one in effect)",
+	.synopsis = "(-p PID | -c PATH | -g) [-J]",
+	.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
+};
+
+static int cmd_list(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		OPT_TABLE_ENTRIES,
@@ -260,11 +294,25 @@ int cmd_list(const struct verb *v, int argc, char *argv[])
 	return EXIT_OK;
 }
 
+/* list --help: the columns -o takes */
+static void list_columns_help(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", list_cols, list_ncols);
+}
+
+const struct verb list_verb = {
+	.name = "list", .fn = cmd_list,
+	.summary = "list the pid and cgroup policies",
+	.synopsis = SYNOPSIS_TABLE,
+	.help = HELP_TABLE,
+	.columns = list_columns_help,
+};
+
 /*
  * exec MODE [--children] -- COMMAND [ARG...]: a pid policy on our own pid,
  * which the exec keeps (same pid), then COMMAND in our place.
  */
-int cmd_exec(const struct verb *v, int argc, char *argv[])
+static int cmd_exec(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "children", no_argument, NULL, OPT_CHILDREN },
@@ -308,3 +356,11 @@ int cmd_exec(const struct verb *v, int argc, char *argv[])
 		  strerror(err), self.pid, ret ? "left in place" : "cleared");
 	return EXIT_NOEXEC;
 }
+
+const struct verb exec_verb = {
+	.name = "exec", .fn = cmd_exec,
+	.summary = "run COMMAND under MODE (a pid policy on itself)",
+	.synopsis = "MODE [--children] -- COMMAND [ARG...]",
+	.help = "  --children      processes COMMAND forks inherit the policy\n",
+	.takes_mode = true,
+};

@@ -11,27 +11,13 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
+#include "args.h"
+#include "cmd_probe.h"
 #include "device.h"
+#include "kmod.h"
 #include "output.h"
 #include "probe.h"
 #include "thpcowctl.h"
-
-#define NEEDED_ONLY_FOR	"thpcow is needed only for copy or split"
-
-/* One sentence on what k means for thpcow on release. */
-const char *kernel_zero_advice(enum kernel_zero k, const char *release)
-{
-	if (k == KERNEL_ZERO_SUBSTITUTES)
-		return "this kernel gives whole THPs by itself (Linux >= 6.13): "
-			NEEDED_ONLY_FOR;
-	if (!series_known(release))
-		return k == KERNEL_ZERO_SPLITS ?
-			"this kernel splits, and thpcow does not support its series yet" :
-			"thpcow does not support this kernel's series";
-	return k == KERNEL_ZERO_SPLITS ?
-		"this kernel splits: thpcow gives whole THPs to the memory its rules name" :
-		"cannot tell whether this kernel splits";
-}
 
 static int condition(const char *release, enum kernel_zero k, const char *why)
 {
@@ -59,7 +45,7 @@ static int condition(const char *release, enum kernel_zero k, const char *why)
 	return EXIT_FAIL;
 }
 
-int cmd_probe(const struct verb *v, int argc, char *argv[])
+static int cmd_probe(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -102,3 +88,12 @@ int cmd_probe(const struct verb *v, int argc, char *argv[])
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
 	return k == KERNEL_ZERO_UNKNOWN ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct verb probe_verb = {
+	.name = "probe", .fn = cmd_probe,
+	.summary = "does this kernel split a write on the huge zero page?",
+	.synopsis = "[-J | --condition]",
+	.help = HELP_JSON
+		"  --condition     exit 0 if thpcow.service should run here,\n"
+		"                  else 1 with one line saying why (ExecCondition=)\n",
+};

@@ -31,6 +31,8 @@
 #include <tracefs.h>
 #endif
 
+#include "args.h"
+#include "cmd_trace.h"
 #include "device.h"
 #include "thpcowctl.h"
 #include "trace.h"
@@ -605,7 +607,7 @@ enum { OPT_BUFFER_SIZE = 0x200, OPT_WALL_CLOCK };
 
 #define BUFFER_KB_MAX	(1024 * 1024)	/* 1 GiB a CPU */
 
-int cmd_trace(const struct verb *v, int argc, char *argv[])
+static int cmd_trace(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -640,3 +642,21 @@ int cmd_trace(const struct verb *v, int argc, char *argv[])
 	verb_no_args(v, argc, argv);
 	return trace_run(&t, duration);
 }
+
+const struct verb trace_verb = {
+	.name = "trace", .fn = cmd_trace,
+	.summary = "print the module's fault events as they happen",
+	.synopsis = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
+		 "                 [--buffer-size KB] [--wall-clock]",
+	.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
+		"      --count N   stop after N events\n"
+		"      --duration SECONDS\n"
+		"                  stop after SECONDS\n"
+		"  -p, --pid PID   only the events of process PID\n"
+		"      --buffer-size KB\n"
+		"                  the trace buffer of each CPU (default: the\n"
+		"                  kernel's, 1408 KB on Debian's)\n"
+		"      --wall-clock\n"
+		"                  show the time of day instead of seconds since\n"
+		"                  boot\n",
+};

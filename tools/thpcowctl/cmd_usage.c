@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "cmd_usage.h"
 #include "device.h"
 #include "output.h"
 #include "thpcowctl.h"
 #include "usage.h"
 
-enum usage_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
-
 struct usage_args {
 	struct scope_arg scope;		/* --cgroup or --pid, or none */
-	enum usage_format format;
+	enum output_format format;
 	struct table_opts o;		/* -o, -n, -r, -J */
 };
 
@@ -45,15 +45,9 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 			continue;
 		} else if (opt == OPT_FORMAT) {
 			format = true;
-			if (strcmp(optarg, "text") == 0)
-				a->format = FORMAT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				a->format = FORMAT_JSON;
-			else if (strcmp(optarg, "prometheus") == 0)
-				a->format = FORMAT_PROMETHEUS;
-			else
-				return usage_error(v, "unknown format '%s': expected text, json or prometheus",
-						   optarg);
+			ret = arg_format(v, optarg, &a->format);
+			if (ret)
+				return ret;
 		} else {
 			ret = scope_option(&a->scope, opt, optarg);
 			if (ret < 0)
@@ -157,7 +151,7 @@ static int usage_filter(const struct scope_arg *s, struct usage_row **rows,
 	return 0;
 }
 
-int cmd_usage(const struct verb *v, int argc, char *argv[])
+static int cmd_usage(const struct verb *v, int argc, char *argv[])
 {
 	struct thpcow_usage_entry *entries;
 	struct usage_row *rows;
@@ -201,3 +195,20 @@ int cmd_usage(const struct verb *v, int argc, char *argv[])
 	free(rows);
 	return EXIT_OK;
 }
+
+/* usage --help: the columns -o takes */
+static void usage_columns_help(FILE *f)
+{
+	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
+}
+
+const struct verb usage_verb = {
+	.name = "usage", .fn = cmd_usage,
+	.summary = "show what thpcow did per cgroup and per pid rule",
+	.synopsis = "[-c PATH | -p PID] " SYNOPSIS_TABLE " [--format FORMAT]",
+	.help = "  -c, --cgroup PATH\n"
+		"                  only this cgroup v2 directory's row (as for get)\n"
+		"  -p, --pid PID   only the row of this process's pid rule\n"
+		HELP_TABLE HELP_FORMAT,
+	.columns = usage_columns_help,
+};

@@ -1,198 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * thpcowctl: the operator's tool for thpcow. This file holds the verb
- * table, the help it generates, and the option parsing the verbs share.
+ * thpcowctl: the operator's tool for thpcow. This file only dispatches:
+ * it lists the verbs (each verb's file holds its entry, its options and
+ * its help), generates the overview help from their entries, owns the
+ * help verb, and reads the options before VERB.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "output.h"
-#include "parse.h"
+#include "args.h"
+#include "cmd_apply.h"
+#include "cmd_collapse.h"
+#include "cmd_info.h"
+#include "cmd_module.h"
+#include "cmd_policy.h"
+#include "cmd_probe.h"
+#include "cmd_trace.h"
+#include "cmd_usage.h"
 #include "thpcowctl.h"
-#include "usage.h"
 
-static int cmd_help(const struct verb *v, int argc, char *argv[]);
+static const struct verb help_verb;
 
-#define HELP_JSON \
-	"  -J, --json      print one JSON object (see thpcowctl(8))\n"
-#define HELP_PID \
-	"  -p, --pid PID   a process (thread group)\n"
-#define HELP_CHILDREN \
-	"      --children  processes PID forks later inherit the policy\n"
-#define HELP_CGROUP \
-	"  -c, --cgroup PATH\n" \
-	"                  a cgroup v2 directory: a path that starts with the\n" \
-	"                  cgroup2 mount point, or one below the cgroup2 root\n" \
-	"                  (machine.slice/foo and /machine.slice/foo are alike)\n"
-#define HELP_CGROUP_GLOBAL HELP_CGROUP \
-	"  -g, --global    the default for all other memory\n"
-#define HELP_TABLE \
-	"  -o, --output COLUMNS\n" \
-	"                  the columns to show, comma-separated; +COLUMNS adds\n" \
-	"                  them to the default ones\n" \
-	"  -n, --noheadings\n" \
-	"                  no header line\n" \
-	"  -r, --raw       one space between columns, no alignment; blanks and\n" \
-	"                  other unsafe characters as \\xNN\n" \
-	"  -J, --json      one JSON object (see thpcowctl(8)); with -o, the\n" \
-	"                  chosen columns as libsmartcols writes JSON\n"
-#define USAGE_TABLE	"[-J] [-o COLUMNS] [-n] [-r]"
-
-static void list_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", list_cols, list_ncols);
-}
-
-static void stats_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", counter_cols,
-		   counter_ncols);
-	table_help(f, "With --watch", watch_cols(), watch_ncols);
-}
-
-static void usage_columns(FILE *f)
-{
-	table_help(f, "Available output columns (-o)", usage_cols, usage_ncols);
-}
-
-static const struct verb verbs[] = {
-	{
-		.name = "status", .fn = cmd_status,
-		.summary = "show the module, its global mode, headline counters "
-			"and THP settings",
-		.usage = "[-J]",
-		.help = HELP_JSON,
-	}, {
-		.name = "list", .fn = cmd_list,
-		.summary = "list the pid and cgroup policies",
-		.usage = USAGE_TABLE,
-		.help = HELP_TABLE,
-		.columns = list_columns,
-	}, {
-		.name = "get", .fn = cmd_get,
-		.summary = "show one policy (for a pid also the one in effect)",
-		.usage = "(-p PID | -c PATH | -g) [-J]",
-		.help = HELP_PID HELP_CGROUP_GLOBAL HELP_JSON,
-	}, {
-		.name = "usage", .fn = cmd_usage,
-		.summary = "show what thpcow did per cgroup and per pid rule",
-		.usage = "[-c PATH | -p PID] " USAGE_TABLE " [--format FORMAT]",
-		.help = "  -c, --cgroup PATH\n"
-			"                  only this cgroup v2 directory's row (as for get)\n"
-			"  -p, --pid PID   only the row of this process's pid rule\n"
-			HELP_TABLE
-			"      --format FORMAT\n"
-			"                  text (the table), json (as -J) or prometheus\n"
-			"                  (the text exposition format, for node-exporter)\n",
-		.columns = usage_columns,
-	}, {
-		.name = "set", .fn = cmd_set,
-		.summary = "set the policy of a process, a cgroup or the default",
-		.usage = "(-p PID [--children] | -c PATH | -g) MODE",
-		.help = HELP_PID HELP_CHILDREN HELP_CGROUP_GLOBAL,
-		.takes_mode = true,
-	}, {
-		.name = "clear", .fn = cmd_clear,
-		.summary = "remove a policy (--global: set the default back to kernel)",
-		.usage = "(-p PID | -c PATH | -g)",
-		.help = HELP_PID HELP_CGROUP_GLOBAL,
-	}, {
-		.name = "exec", .fn = cmd_exec,
-		.summary = "run COMMAND under MODE (a pid policy on itself)",
-		.usage = "MODE [--children] -- COMMAND [ARG...]",
-		.help = "  --children      processes COMMAND forks inherit the policy\n",
-		.takes_mode = true,
-	}, {
-		.name = "stats", .fn = cmd_stats,
-		.summary = "show the module's counters, or what they grow by",
-		.usage = USAGE_TABLE " [--format FORMAT] [--watch SECONDS [--count N]]",
-		.help = HELP_TABLE
-			"      --format FORMAT\n"
-			"                  text (the table), json (as -J) or prometheus\n"
-			"                  (the text exposition format, for node-exporter)\n"
-			"      --watch SECONDS\n"
-			"                  a header, then every SECONDS one row of what the\n"
-			"                  counters grew by (columns: see thpcowctl(8))\n"
-			"      --count N   with --watch: stop after N intervals\n",
-		.columns = stats_columns,
-	}, {
-		.name = "trace", .fn = cmd_trace,
-		.summary = "print the module's fault events as they happen",
-		.usage = "[-J] [--count N] [--duration SECONDS] [-p PID]\n"
-			 "                 [--buffer-size KB] [--wall-clock]",
-		.help = "  -J, --json      one JSON object per event (JSON Lines)\n"
-			"      --count N   stop after N events\n"
-			"      --duration SECONDS\n"
-			"                  stop after SECONDS\n"
-			"  -p, --pid PID   only the events of process PID\n"
-			"      --buffer-size KB\n"
-			"                  the trace buffer of each CPU (default: the\n"
-			"                  kernel's, 1408 KB on Debian's)\n"
-			"      --wall-clock\n"
-			"                  show the time of day instead of seconds since\n"
-			"                  boot\n",
-	}, {
-		.name = "apply", .fn = cmd_apply,
-		.summary = "set the global and cgroup rules of a file",
-		.usage = "[--check] [FILE]",
-		.help = "  --check         only check FILE; change nothing\n"
-			"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
-			"                  input; default " CONF_PATH "\n",
-	}, {
-		.name = "collapse", .fn = cmd_collapse,
-		.summary = "give a process's 4 KiB-page memory its THPs back",
-		.usage = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
-			"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
-			"[-J]",
-		.help = HELP_PID
-			"  -c, --cgroup PATH\n"
-			"                  every process of a cgroup v2 directory\n"
-			"  --pidfile FILE  the process whose pid FILE holds (libvirt:\n"
-			"                  /run/libvirt/qemu/NAME.pid)\n"
-			"  --min-present N collapse a 2 MiB range only if N of its 512\n"
-			"                  pages hold data (default 502: RSS grows <= 2 %)\n"
-			"  --rate MiB/s    collapse at most this much per second\n"
-			"  --after-migration\n"
-			"                  first wait until no memory is registered with\n"
-			"                  userfaultfd (a postcopy migration has ended)\n"
-			"  --await-postcopy SECS\n"
-			"                  --after-migration, and if no memory is under\n"
-			"                  userfaultfd yet, wait up to SECS for postcopy\n"
-			"                  to begin (an incoming migration in precopy)\n"
-			HELP_JSON,
-	}, {
-		.name = "load", .fn = cmd_load,
-		.summary = "load the module (installed, or from a file); "
-			"success if it is loaded already from the same build",
-		.usage = "[--default MODE] [--path FILE.ko]",
-		.help = "  --default MODE  the global mode to start with\n"
-			"  --path FILE.ko  load this file instead of the installed module\n",
-		.takes_mode = true,
-	}, {
-		.name = "unload", .fn = cmd_unload,
-		.summary = "unload the module",
-		.usage = "",
-	}, {
-		.name = "probe", .fn = cmd_probe,
-		.summary = "does this kernel split a write on the huge zero page?",
-		.usage = "[-J | --condition]",
-		.help = HELP_JSON
-			"  --condition     exit 0 if thpcow.service should run here,\n"
-			"                  else 1 with one line saying why (ExecCondition=)\n",
-	}, {
-		.name = "version", .fn = cmd_version,
-		.summary = "show the versions of thpcowctl and the loaded module",
-		.usage = "",
-	}, {
-		.name = "help", .fn = cmd_help,
-		.summary = "show this help, or a verb's",
-		.usage = "[VERB]",
-	},
+/* The verbs, in the order of 'thpcowctl --help'. */
+static const struct verb *const verbs[] = {
+	&status_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
+	&clear_verb, &exec_verb, &stats_verb, &trace_verb, &apply_verb,
+	&collapse_verb, &load_verb, &unload_verb, &probe_verb, &version_verb,
+	&help_verb,
 };
 
 static const struct verb *find_verb(const char *name)
@@ -200,12 +37,12 @@ static const struct verb *find_verb(const char *name)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		if (strcmp(verbs[i].name, name) == 0)
-			return &verbs[i];
+		if (strcmp(verbs[i]->name, name) == 0)
+			return verbs[i];
 	return NULL;
 }
 
-static void print_usage(FILE *f)
+static void overview_help(FILE *f)
 {
 	size_t i;
 
@@ -213,7 +50,7 @@ static void print_usage(FILE *f)
 		"Control thpcow: whole THPs for write faults on the huge zero page,\n"
 		"per process, per cgroup or for everything.\n\nVerbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-9s %s\n", verbs[i]->name, verbs[i]->summary);
 	fprintf(f, "\nOptions (before VERB, for the verbs that take them):\n"
 		"  -J, --json      JSON output\n"
 		"  -o, --output COLUMNS\n"
@@ -226,151 +63,6 @@ static void print_usage(FILE *f)
 		"\nRun '" PROGRAM_NAME " VERB --help' for a verb's arguments.\n"
 		"Exit status: 0 success, 1 failure, 2 usage error, 3 (status)\n"
 		"the module is not loaded.\n");
-}
-
-static void print_verb_help(const struct verb *v, FILE *f)
-{
-	fprintf(f, "Usage: " PROGRAM_NAME " %s%s%s\n\n%c%s.\n\nOptions:\n%s"
-		"  -h, --help      show this help\n",
-		v->name, v->usage[0] ? " " : "", v->usage,
-		toupper((unsigned char)v->summary[0]), v->summary + 1,
-		v->help ? v->help : "");
-	if (v->takes_mode)
-		fprintf(f, "\nMODE is one of: %s.\n", mode_list());
-	if (v->columns)
-		v->columns(f);
-}
-
-/* A usage error, with a pointer to the help; exit status 2. v is NULL
- * before the verb is known. */
-int usage_error(const struct verb *v, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (v)
-		error_msg("%s: %s", v->name, msg);
-	else
-		error_msg("%s", msg);
-	fprintf(stderr, "Try '" PROGRAM_NAME "%s%s --help' for more information.\n",
-		v ? " " : "", v ? v->name : "");
-	return EXIT_USAGE;
-}
-
-/* A bad number argument: what names it ("PID", "SECONDS"). */
-int number_error(const struct verb *v, const char *what, const char *arg,
-		 int err)
-{
-	return usage_error(v, "invalid %s '%s': %s", what, arg,
-			   err == -ERANGE ? "out of range" :
-			   "not a positive decimal number");
-}
-
-/* A positive decimal argument up to max; or a usage error (status 2). */
-int arg_uint(const struct verb *v, const char *what, const char *arg,
-	     unsigned long long max, unsigned long long *out)
-{
-	int ret = parse_uint(arg, max, out);
-
-	if (!ret && *out == 0)
-		ret = -EINVAL;
-	return ret ? number_error(v, what, arg, ret) : 0;
-}
-
-/* A MODE argument; or a usage error (status 2). */
-int arg_mode(const struct verb *v, const char *arg, unsigned int *mode)
-{
-	if (parse_mode(arg, mode) == 0)
-		return 0;
-	return usage_error(v, "unknown mode '%s': expected one of %s", arg,
-			   mode_list());
-}
-
-/*
- * getopt_long() for a verb: "-h/--help" prints the verb's help and exits
- * 0; an unknown option or a missing argument exits 2. longopts must hold
- * {"help", no_argument, NULL, 'h'}.
- */
-int verb_getopt(const struct verb *v, int argc, char *argv[],
-		const struct option *longopts)
-{
-	const struct option *o;
-	char shortopts[64] = ":";
-	size_t n = 1;
-	int opt;
-
-	/* a printable option value is also a short option */
-	for (o = longopts; o->name && n + 2 < sizeof(shortopts); o++) {
-		if (o->val <= ' ' || o->val > '~')
-			continue;
-		shortopts[n++] = (char)o->val;
-		if (o->has_arg == required_argument)
-			shortopts[n++] = ':';
-	}
-	shortopts[n] = '\0';
-	opterr = 0;
-	opt = getopt_long(argc, argv, shortopts, longopts, NULL);
-	switch (opt) {
-	case 'h':
-		print_verb_help(v, stdout);
-		exit(EXIT_OK);
-	case ':':
-		exit(usage_error(v, "option '%s' needs an argument",
-				 argv[optind - 1]));
-	case '?':
-		if (optopt)
-			exit(usage_error(v, "unknown option '-%c'", optopt));
-		exit(usage_error(v, "unknown option '%s'", argv[optind - 1]));
-	}
-	return opt;
-}
-
-/* After a verb's options and arguments: nothing may be left (or exit 2). */
-void verb_no_args(const struct verb *v, int argc, char *argv[])
-{
-	if (optind < argc)
-		exit(usage_error(v, "unexpected argument '%s'", argv[optind]));
-}
-
-/* -o, -n, -r, -J into o; false if opt is none of them. */
-bool table_option(struct table_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case OPT_OUTPUT:
-		o->output = arg;
-		return true;
-	case OPT_NOHEADINGS:
-		o->noheadings = true;
-		return true;
-	case OPT_RAW:
-		o->raw = true;
-		return true;
-	case OPT_JSON:
-		o->json = true;
-		return true;
-	}
-	return false;
-}
-
-/* The columns -o chose (or the defaults); or a usage error (status 2). */
-int table_columns(const struct verb *v, const struct table_col *cols,
-		  size_t ncols, const char *defaults, struct table_opts *o)
-{
-	const char *bad;
-	size_t len;
-
-	if (o->json && !o->output && (o->noheadings || o->raw))
-		return usage_error(v, "-n and -r are for the table, not -J "
-				   "(unless -o chooses columns)");
-	if (table_select(cols, ncols, defaults, o, &bad, &len) == 0)
-		return 0;
-	if (o->n == TABLE_COLS_MAX)
-		return usage_error(v, "too many columns");
-	return usage_error(v, "unknown column '%.*s' (see '" PROGRAM_NAME
-			   " %s --help')", (int)len, bad, v->name);
 }
 
 static int cmd_help(const struct verb *v, int argc, char *argv[])
@@ -386,15 +78,21 @@ static int cmd_help(const struct verb *v, int argc, char *argv[])
 	if (argc - optind > 1)
 		return usage_error(v, "too many arguments");
 	if (optind == argc) {
-		print_usage(stdout);
+		overview_help(stdout);
 		return EXIT_OK;
 	}
 	about = find_verb(argv[optind]);
 	if (!about)
 		return usage_error(v, "unknown verb '%s'", argv[optind]);
-	print_verb_help(about, stdout);
+	verb_help(about, stdout);
 	return EXIT_OK;
 }
+
+static const struct verb help_verb = {
+	.name = "help", .fn = cmd_help,
+	.summary = "show this help, or a verb's",
+	.synopsis = "[VERB]",
+};
 
 /* Data goes to stdout: a write error there (a full disk) is a failure. */
 static int close_stdout(int status)
@@ -433,13 +131,13 @@ int main(int argc, char *argv[])
 	while ((opt = getopt_long(argc, argv, "+:Jo:nrhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			print_usage(stdout);
+			overview_help(stdout);
 			return close_stdout(EXIT_OK);
 		case 'V':
 			vargv[0] = "version";
 			optind = 0;
-			return close_stdout(cmd_version(find_verb("version"),
-							1, vargv));
+			return close_stdout(version_verb.fn(&version_verb, 1,
+							    vargv));
 		case OPT_JSON:
 			vargv[vargc++] = "--json";
 			break;

@@ -135,3 +135,18 @@ int series_known(const char *release)
 			return 1;
 	return 0;
 }
+
+/* One sentence on what k means for thpcow on release. */
+const char *kernel_zero_advice(enum kernel_zero k, const char *release)
+{
+	if (k == KERNEL_ZERO_SUBSTITUTES)
+		return "this kernel gives whole THPs by itself (Linux >= 6.13): "
+			NEEDED_ONLY_FOR;
+	if (!series_known(release))
+		return k == KERNEL_ZERO_SPLITS ?
+			"this kernel splits, and thpcow does not support its series yet" :
+			"thpcow does not support this kernel's series";
+	return k == KERNEL_ZERO_SPLITS ?
+		"this kernel splits: thpcow gives whole THPs to the memory its rules name" :
+		"cannot tell whether this kernel splits";
+}

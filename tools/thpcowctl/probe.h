@@ -11,6 +11,8 @@
 
 /* module/Kbuild's thpcow-series (tests/host/install.t checks they agree) */
 #define THPCOW_SERIES	"5.10 6.1 6.12 7.3"
+/* the end of what is said where the kernel substitutes by itself */
+#define NEEDED_ONLY_FOR	"thpcow is needed only for copy or split"
 
 enum kernel_zero {
 	KERNEL_ZERO_UNKNOWN,	/* no huge zero page or no THP to try with */
@@ -21,7 +23,7 @@ enum kernel_zero {
 /* Try; on KERNEL_ZERO_UNKNOWN, why holds the reason. */
 enum kernel_zero kernel_zero_probe(char *why, size_t len);
 const char *kernel_zero_name(enum kernel_zero k);
-/* cmd_probe.c: one sentence on what k means for thpcow on release */
+/* One sentence on what k means for thpcow on release (status, probe). */
 const char *kernel_zero_advice(enum kernel_zero k, const char *release);
 
 /* Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? */

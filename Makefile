@@ -156,14 +156,15 @@ list-installed:
 			$(info $(word 1,$(subst :, ,$t)) $(call mode,$e) $(call src,$e) $(word 3,$(subst :, ,$e)))))@:
 
 # dpkg-buildpackage writes its results next to the source tree: a copy of
-# the tree's sources (no build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
+# the tree's sources (what git tracks or would add, not what it ignores: no
+# build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
 deb:
 	rm -rf $(DEB_DIR)
-	mkdir -p $(DEB_DIR)/src/tools/thpcowctl
-	cp -r debian dist Makefile LICENSE README.md $(DEB_DIR)/src/
-	$(MAKE) install-dkms-src DESTDIR=$(abspath $(DEB_DIR))/src DKMS_SRC=
-	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch458] tools/thpcowctl/*.bash-completion \
-		$(DEB_DIR)/src/tools/thpcowctl/
+	mkdir -p $(DEB_DIR)/src
+	git ls-files -d >$(DEB_DIR)/deleted
+	git ls-files -co --exclude-standard | grep -vxF -f $(DEB_DIR)/deleted | \
+		xargs -d '\n' cp -P --parents -t $(DEB_DIR)/src
+	rm $(DEB_DIR)/deleted
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb

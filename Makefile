@@ -24,6 +24,7 @@
 #                   /etc/modprobe.d/thpcow.conf (each unless it exists)
 #   make install-all    both; DESTDIR and PREFIX (/usr/local) are honoured
 #   make uninstall  remove what they installed (the /etc files if unchanged)
+#   make -s list-installed  what the install targets install, where (below)
 #   make clean
 
 KERNELRELEASE ?= $(shell uname -r)
@@ -33,6 +34,9 @@ TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile tests/p
 
 PREFIX ?= /usr/local
 MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/thpcow
 SYSCONFDIR ?= /etc
@@ -41,10 +45,9 @@ VERSION := $(shell sed -n 's/^\#define THPCOW_VERSION[[:space:]]*"\(.*\)"$$/\1/p
 DKMS_SRC ?= /usr/src/thpcow-$(VERSION)
 DEB_DIR ?= build/deb
 DEPMOD ?= depmod
-export PREFIX INSTALL
 
 .PHONY: all module tools deps check demo bench clean install install-tools \
-	install-all uninstall install-dkms-src deb
+	install-all uninstall install-dkms-src list-installed deb
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -81,6 +84,43 @@ endif
 # The project's own builds: every warning is an error (never in a user's build).
 check demo bench: export THPCOW_WERROR := 1
 
+# What the install targets install, listed once, MODE:SOURCE:DESTINATION:
+# install-tools, install-dkms-src and uninstall expand these lists, debian/rules
+# calls them with Debian's directories, and `make -s list-installed` prints
+# them (TARGET MODE SOURCE DESTINATION a line) for tests/host/install.t and
+# deb.t. DESTINATION is under DESTDIR.
+MODULE_FILES = 0644:module/thpcow.ko:$(MODULEDIR)/thpcow.ko
+TOOLS_FILES = \
+	0755:tools/thpcowctl/thpcowctl:$(SBINDIR)/thpcowctl \
+	0644:tools/thpcowctl/thpcowctl.8:$(MANDIR)/man8/thpcowctl.8 \
+	0644:tools/thpcowctl/thpcow.conf.5:$(MANDIR)/man5/thpcow.conf.5 \
+	0644:tools/thpcowctl/thpcow.4:$(MANDIR)/man4/thpcow.4 \
+	0644:tools/thpcowctl/thpcowctl.bash-completion:$(COMPLETIONDIR)/thpcowctl \
+	0644:dist/thpcow.service:$(UNITDIR)/thpcow.service \
+	0644:dist/thpcow-collapse@.service:$(UNITDIR)/thpcow-collapse@.service \
+	0755:dist/libvirt-hook-qemu:$(DOCDIR)/libvirt-hook-qemu \
+	$(if $(filter yes,$(CONF_EXAMPLES)),$(foreach e,$(CONF_FILES),0644:$(call src,$e):$(DOCDIR)/$(notdir $(call src,$e))))
+# /etc: installed when absent, never overwritten; uninstall removes them if
+# unchanged. CONF_EXAMPLES=yes: their defaults also in DOCDIR, to compare
+# with (Debian's conffiles do that instead).
+CONF_FILES = \
+	0644:dist/thpcow.conf:$(SYSCONFDIR)/thpcow.conf \
+	0644:dist/modprobe.conf:$(SYSCONFDIR)/modprobe.d/thpcow.conf
+CONF_EXAMPLES ?= yes
+# What the module build needs and nothing else: module/ (sources, Kbuild,
+# Kconfig), the ABI header, dkms.conf; under DKMS_SRC.
+DKMS_FILES = $(foreach f,dkms.conf include/uapi/thpcow.h \
+	$(shell find module -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \) | \
+		LC_ALL=C sort),0644:$f:$(DKMS_SRC)/$f)
+
+mode = $(word 1,$(subst :, ,$1))
+src = $(word 2,$(subst :, ,$1))
+dest = $(DESTDIR)$(word 3,$(subst :, ,$1))
+define nl
+
+
+endef
+
 # The module must have been built for KERNELRELEASE (make module). The
 # kernel's modules_install signs and compresses it as the kernel is configured
 # to; its depmod is skipped without a System.map (Debian's headers), so ours runs.
@@ -91,54 +131,40 @@ install: module
 		INSTALL_MOD_DIR=extra modules_install
 	$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE)
 
-# /etc files: installed when absent, never overwritten; the examples stay in DOCDIR.
 install-tools:
-	$(MAKE) -C tools/thpcowctl install
-	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/modprobe.d
-	$(INSTALL) -m 0644 dist/thpcow.service $(DESTDIR)$(UNITDIR)/thpcow.service
-	$(INSTALL) -m 0644 dist/thpcow-collapse@.service $(DESTDIR)$(UNITDIR)/thpcow-collapse@.service
-	$(INSTALL) -m 0755 dist/libvirt-hook-qemu $(DESTDIR)$(DOCDIR)/libvirt-hook-qemu
-	$(INSTALL) -m 0644 dist/thpcow.conf $(DESTDIR)$(DOCDIR)/thpcow.conf
-	$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(DOCDIR)/modprobe.conf
-	[ -e $(DESTDIR)$(SYSCONFDIR)/thpcow.conf ] || \
-		$(INSTALL) -m 0644 dist/thpcow.conf $(DESTDIR)$(SYSCONFDIR)/thpcow.conf
-	[ -e $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf ] || \
-		$(INSTALL) -m 0644 dist/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf
+	$(MAKE) -C tools/thpcowctl
+	$(foreach e,$(TOOLS_FILES),$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
+	$(foreach e,$(CONF_FILES),[ -e $(call dest,$e) ] || \
+		$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
 
 install-all: install install-tools
 
 uninstall:
-	$(MAKE) -C tools/thpcowctl uninstall
-	rm -f $(DESTDIR)$(UNITDIR)/thpcow.service $(DESTDIR)$(DOCDIR)/thpcow.conf \
-		$(DESTDIR)$(UNITDIR)/thpcow-collapse@.service \
-		$(DESTDIR)$(DOCDIR)/libvirt-hook-qemu $(DESTDIR)$(DOCDIR)/modprobe.conf
+	rm -f $(foreach e,$(TOOLS_FILES),$(call dest,$e))
 	-rmdir $(DESTDIR)$(DOCDIR)
-	! cmp -s dist/thpcow.conf $(DESTDIR)$(SYSCONFDIR)/thpcow.conf || \
-		rm -f $(DESTDIR)$(SYSCONFDIR)/thpcow.conf
-	! cmp -s dist/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf || \
-		rm -f $(DESTDIR)$(SYSCONFDIR)/modprobe.d/thpcow.conf
-	if [ -e $(DESTDIR)$(MODULEDIR)/thpcow.ko ]; then \
-		rm -f $(DESTDIR)$(MODULEDIR)/thpcow.ko && \
+	$(foreach e,$(CONF_FILES),! cmp -s $(call src,$e) $(call dest,$e) || rm -f $(call dest,$e)$(nl))
+	if [ -e $(call dest,$(MODULE_FILES)) ]; then \
+		rm -f $(call dest,$(MODULE_FILES)) && \
 		$(DEPMOD) -b $(or $(DESTDIR),/) $(KERNELRELEASE); fi
 
-# What the module build needs and nothing else: module/ (sources, Kbuild,
-# Kconfig), the ABI header, dkms.conf.
 install-dkms-src:
-	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC)
-	$(INSTALL) -m 0644 dkms.conf $(DESTDIR)$(DKMS_SRC)/dkms.conf
-	$(INSTALL) -D -m 0644 include/uapi/thpcow.h $(DESTDIR)$(DKMS_SRC)/include/uapi/thpcow.h
-	cd module && find . -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \) | \
-		while read -r f; do $(INSTALL) -D -m 0644 "$$f" "$(DESTDIR)$(DKMS_SRC)/module/$$f" || exit 1; done
+	$(foreach e,$(DKMS_FILES),$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
+
+list-installed:
+	$(foreach t,install:MODULE install-tools:TOOLS install-tools:CONF install-dkms-src:DKMS,\
+		$(foreach e,$($(word 2,$(subst :, ,$t))_FILES),\
+			$(info $(word 1,$(subst :, ,$t)) $(call mode,$e) $(call src,$e) $(word 3,$(subst :, ,$e)))))@:
 
 # dpkg-buildpackage writes its results next to the source tree: a copy of
-# the tree's sources (no build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
+# the tree's sources (what git tracks or would add, not what it ignores: no
+# build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
 deb:
 	rm -rf $(DEB_DIR)
-	mkdir -p $(DEB_DIR)/src/tools/thpcowctl
-	cp -r debian dist Makefile LICENSE README.md $(DEB_DIR)/src/
-	$(MAKE) install-dkms-src DESTDIR=$(abspath $(DEB_DIR))/src DKMS_SRC=
-	cp tools/thpcowctl/Makefile tools/thpcowctl/*.[ch458] tools/thpcowctl/*.bash-completion \
-		$(DEB_DIR)/src/tools/thpcowctl/
+	mkdir -p $(DEB_DIR)/src
+	git ls-files -d >$(DEB_DIR)/deleted
+	git ls-files -co --exclude-standard | grep -vxF -f $(DEB_DIR)/deleted | \
+		xargs -d '\n' cp -P --parents -t $(DEB_DIR)/src
+	rm $(DEB_DIR)/deleted
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb

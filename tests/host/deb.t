@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # tests/host/deb.t: the Debian packages. `make deb` builds thpcow-dkms and
 # thpcowctl into build/deb/ from a copy of the tree; each holds exactly the
-# expected files (thpcow-dkms: only what the module build needs, a dkms.conf
-# with a literal version and no deprecated keys; thpcowctl: the CLI, man
-# pages, completion, the unit with dh_installsystemd's scripts, the /etc files
-# as conffiles); lintian finds no error and only the warnings listed here;
-# the packaged source builds with DKMS for bookworm's 6.1 headers, where a
-# compiler warning stays a warning (an error in make check), and DKMS
-# declines a series thpcow.service would skip. Needs the
-# build dependencies (make deps) and, for DKMS, root.
+# files, with their modes, that `make list-installed` lists for the install
+# target debian/rules calls, and debhelper's (thpcow-dkms: make
+# install-dkms-src's, a dkms.conf with a literal version and no deprecated
+# keys; thpcowctl: make install-tools' with debian/rules' directories, the
+# unit with dh_installsystemd's scripts, the /etc files as conffiles);
+# lintian finds no error and only the warnings listed here; the packaged
+# source builds with DKMS for bookworm's 6.1 headers, where a compiler
+# warning stays a warning (an error in make check), and DKMS declines a
+# series thpcow.service would skip. Needs the build dependencies (make deps)
+# and, for DKMS, root.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -28,8 +30,20 @@ trap 'rm -rf "$tmp"' EXIT
 lintian_kept=''
 
 need() { command -v "$1" >/dev/null || skip "no $1 (make deps)"; }
-# contents DEB: the paths in DEB, directories left out
-contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sort; }
+# contents DEB: "PERMS PATH" of each file in DEB, directories left out
+contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $1, $6 }' | sort -k2; }
+# listed TARGET [VAR=VALUE...]: "PERMS ./PATH" of each file the Makefile's
+# TARGET installs (make list-installed), as contents prints them
+listed() {
+	local target=$1
+	shift
+	make -s list-installed "$@" | awk -v t="$target" '$1 == t {
+		p = "-"
+		for (i = 2; i <= 4; i++) p = p substr("-----x-w--wxr--r-xrw-rwx", substr($2, i, 1) * 3 + 1, 3)
+		print p, "." $4 }'
+}
+# the files debhelper adds to PACKAGE
+dh_docs() { printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" changelog.gz "$1" copyright; }
 deb_of() { echo "$debs/$1_${version}_$2.deb"; }
 
 make_deb() {
@@ -56,12 +70,8 @@ dkms_package() {
 	local deb src=./usr/src/thpcow-$version
 	deb=$(deb_of thpcow-dkms all)
 	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
-	check_eq "$(contents "$deb")" "./usr/share/doc/thpcow-dkms/changelog.gz
-./usr/share/doc/thpcow-dkms/copyright
-$src/dkms.conf
-$src/include/uapi/thpcow.h
-$( (cd module && find . -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \)) |
-		sed "s%^\.%$src/module%" | LC_ALL=C sort)" "the files"
+	check_eq "$(contents "$deb")" "$( (dh_docs thpcow-dkms && listed install-dkms-src) | sort -k2)" \
+		"the files and their modes: make install-dkms-src's (make list-installed)"
 	check_eq "$(dpkg-deb -f "$deb" Architecture)" all "Architecture"
 	check_match "$(dpkg-deb -f "$deb" Depends)" '^dkms ' "Depends (dh_dkms)"
 	dpkg-deb -e "$deb" "$tmp/dkms-ctrl"
@@ -81,24 +91,23 @@ $( (cd module && find . -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbu
 }
 
 ctl_package() {
-	local deb
+	local deb dirs ctl
 	deb=$(deb_of thpcowctl amd64)
 	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
-	check_eq "$(contents "$deb")" "./etc/modprobe.d/thpcow.conf
-./etc/thpcow.conf
-./lib/systemd/system/thpcow-collapse@.service
-./lib/systemd/system/thpcow.service
-./usr/sbin/thpcowctl
-./usr/share/bash-completion/completions/thpcowctl
-./usr/share/doc/thpcowctl/changelog.gz
-./usr/share/doc/thpcowctl/copyright
-./usr/share/doc/thpcowctl/examples/libvirt-hook-qemu
-./usr/share/man/man4/thpcow.4.gz
-./usr/share/man/man5/thpcow.conf.5.gz
-./usr/share/man/man8/thpcowctl.8.gz" "the files"
+	# make install-tools with the directories debian/rules gives it; the man
+	# pages compressed (dh_compress)
+	# shellcheck disable=SC2016 # make expands it
+	read -ra dirs <<<"$(make -s -f debian/rules --eval 'deb.t-dirs: ; @echo $(debian_dirs)' deb.t-dirs)"
+	check_match "${dirs[*]}" "PREFIX=/usr" "debian/rules' debian_dirs"
+	ctl=$(listed install-tools "${dirs[@]}")
+	check_eq "$(contents "$deb")" "$( (dh_docs thpcowctl && awk '$2 ~ "^\\./usr/share/man/" { $2 = $2 ".gz" } 1' <<<"$ctl") |
+		sort -k2)" "the files and their modes: make install-tools' (make list-installed)"
 	dpkg-deb -e "$deb" "$tmp/ctl"
-	check_eq "$(cat "$tmp/ctl/conffiles")" "/etc/modprobe.d/thpcow.conf
-/etc/thpcow.conf" "conffiles"
+	check_eq "$(sort "$tmp/ctl/conffiles")" "$(awk '$2 ~ "^\\./etc/" { print substr($2, 2) }' <<<"$ctl" | sort)" \
+		"conffiles: the files under /etc"
+	dpkg-deb -x "$deb" "$tmp/ctl-root"
+	check_eq "$(cd "$tmp/ctl-root" && find . -type f -exec md5sum {} + | awk '{ print $1 }' | sort | uniq -d)" \
+		"" "files shipped twice (the conffiles need no copies in examples/)"
 	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow.service'" \
 		"postrm: dh_installsystemd forgets the unit on purge"
 	check_match "$(dpkg-deb -f "$deb" Depends)" 'libkmod2' "Depends (shlibs)"

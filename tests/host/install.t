@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/host/install.t: installing thpcow. `make install-all DESTDIR=...`
-# installs exactly the expected files, keeps an edited /etc file, and `make
-# uninstall` takes the rest away; the module is refused for another kernel;
-# the version is one in the header, dkms.conf, debian/changelog, the module
-# and thpcowctl, and the series thpcowctl knows are module/Kbuild's; and
+# installs exactly the files `make list-installed` lists, with their modes,
+# the /etc files' defaults also in DOCDIR, and that list installs every
+# source meant to be; an edited /etc file is kept, and `make uninstall`
+# takes the rest away; the module is refused for another kernel; the version
+# is one in the header, dkms.conf, debian/changelog, the module and
+# thpcowctl, and the series thpcowctl knows are module/Kbuild's; and
 # DKMS adds, builds, installs and removes thpcow (make install-dkms-src's
 # tree, what thpcow-dkms ships) for the 6.1 headers (files under
 # /lib/modules/6.1.0-*/updates/dkms only; nothing is loaded) and declines a
@@ -33,25 +35,45 @@ install_into() {
 files() { (cd "$1" && find . ! -type d ! -name 'modules.*' | sort); }
 need_headers() { [[ -d $headers ]] || skip "no $headers (make deps)"; }
 
+# listed TARGET...: "MODE PATH" of each file the Makefile lists for the
+# TARGETs (make list-installed) with install_into's directories, PATH as files
+# prints it; the mode as find's %m.
+listed() {
+	make -s list-installed PREFIX=/usr/local KERNELRELEASE=$release |
+		awk -v targets=" $* " 'index(targets, " " $1 " ") { sub(/^0/, "", $2); print $2, "." $4 }' | sort -k2
+}
+
 install_all_files() {
 	need_headers
 	install_into "$tmp/all"
-	check_eq "$(files "$tmp/all")" "./etc/modprobe.d/thpcow.conf
-./etc/thpcow.conf
-./lib/modules/$release/extra/thpcow.ko
-./usr/local/lib/systemd/system/thpcow-collapse@.service
-./usr/local/lib/systemd/system/thpcow.service
-./usr/local/sbin/thpcowctl
-./usr/local/share/bash-completion/completions/thpcowctl
-./usr/local/share/doc/thpcow/libvirt-hook-qemu
-./usr/local/share/doc/thpcow/modprobe.conf
-./usr/local/share/doc/thpcow/thpcow.conf
-./usr/local/share/man/man4/thpcow.4
-./usr/local/share/man/man5/thpcow.conf.5
-./usr/local/share/man/man8/thpcowctl.8" "the files"
+	check_eq "$(cd "$tmp/all" && find . ! -type d ! -name 'modules.*' -printf '%m %p\n' | sort -k2)" \
+		"$(listed install install-tools)" "the files and their modes (make list-installed)"
 	check_match "$(cat "$tmp/all/lib/modules/$release/modules.dep")" \
 		'(^|'$'\n'')extra/thpcow.ko:' "depmod ran"
-	check_eq "$(stat -c %a "$tmp/all/usr/local/sbin/thpcowctl")" 755 "thpcowctl's mode"
+	check_eq "$(cmp "$tmp/all/usr/local/sbin/thpcowctl" tools/thpcowctl/thpcowctl && echo same)" same \
+		"the installed thpcowctl is the one built"
+	# /etc is never overwritten: DOCDIR has the defaults to compare with.
+	local etc_sources
+	etc_sources=$(make -s list-installed | awk '$4 ~ "^/etc/" { print $3 }')
+	check_match "$etc_sources" . "the /etc files listed"
+	check_eq "$(while read -r f; do cmp -s "$f" "$tmp/all/usr/local/share/doc/thpcow/${f##*/}" && echo "$f"
+	done <<<"$etc_sources")" "$etc_sources" "the /etc files' defaults in DOCDIR"
+}
+
+# What the list installs from is every source meant to be installed: what
+# git has in dist/ but the README's metrics examples, thpcowctl with its
+# man pages and completion, and what DKMS builds from (module/, the ABI
+# header, dkms.conf). A file dropped from the list, or one added to the tree
+# and not to the list, fails here.
+sources_listed() {
+	local metrics_examples="dist/thpcow-metrics.service dist/thpcow-metrics.timer"
+	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || skip "not a git checkout"
+	check_eq "$(make -s list-installed | awk '$1 == "install-tools" { print $3 }' | sort -u)" \
+		"$( (git ls-files dist tools/thpcowctl/'*'.[458] tools/thpcowctl/'*'.bash-completion |
+			grep -vxF -f <(tr ' ' '\n' <<<"$metrics_examples")
+			echo tools/thpcowctl/thpcowctl) | sort)" "install-tools' sources"
+	check_eq "$(make -s list-installed | awk '$1 == "install-dkms-src" { print $3 }' | sort)" \
+		"$(git ls-files module dkms.conf include/uapi/thpcow.h | sort)" "install-dkms-src's sources"
 }
 
 # An edited /etc file survives install and uninstall; the rest goes.
@@ -176,7 +198,8 @@ dkms_refuses() {
 }
 
 cases=(
-	install_all_files     # make install-all DESTDIR: the whole file list, depmod
+	install_all_files     # make install-all DESTDIR: make list-installed's files and modes, depmod
+	sources_listed        # that list installs every source meant to be installed
 	uninstall_keeps_edits # an edited /etc/thpcow.conf survives; uninstall removes the rest
 	wrong_kernel          # make install refuses a module built for another kernel
 	versions_agree        # header, dkms.conf, modinfo and thpcowctl: one version

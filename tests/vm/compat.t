@@ -17,7 +17,6 @@ source "$tests/lib/vm.sh"
 # core_on SERIES NATIVE: core.sh and modes.sh pass on SERIES, whose kernel
 # thpcow found to substitute the huge zero page itself (NATIVE 1) or not (0).
 core_on() {
-	[[ -d $repo/module ]] || skip "no module/ yet"
 	# shellcheck disable=SC2016 # for the guest's shell
 	vm_run --kernel "$1" --modparams assume_ibt=1 --timeout 1500 -- sh -c \
 		'tests/guest/core.sh; a=$?; tests/guest/modes.sh; b=$?

@@ -4,7 +4,7 @@
 # with a line of progress on stderr for each.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${THPCOW_VM_OUT:?not in a tests/vm/run guest}
+out=${THPCOW_VM_OUT:?not in a vm/run guest}
 for w in "$@"; do
 	t0=${EPOCHREALTIME/./}
 	echo "bench: $(uname -r): $w ..." >&2

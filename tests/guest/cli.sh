@@ -5,7 +5,7 @@
 # failed, 2: the command line was wrong). The last case unloads and loads
 # the module and leaves it loaded with the global mode kernel.
 # THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
-# THPCOW_KO the module file that was loaded (default: the one tests/vm/run
+# THPCOW_KO the module file that was loaded (default: the one vm/run
 # loaded, else module/thpcow.ko).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,7 @@
 # the default_mode parameter (and writes to it without CAP_SYS_ADMIN),
 # writes to the read-only debugfs files. Each
 # case also checks that what it threw changed nothing: the policy list, the
-# global mode, the files' permissions. tests/vm/run fails the whole run on
+# global mode, the files' permissions. vm/run fails the whole run on
 # any kernel WARN/oops; the fuzz case checks dmesg itself as well.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

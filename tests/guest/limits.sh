@@ -106,7 +106,7 @@ thp_alloc_failure() {
 }
 
 # rmmod/insmod 50 times while four processes write-fault zero-page memory
-# under the global mode 'zero' that each load sets: no oops (tests/vm/run
+# under the global mode 'zero' that each load sets: no oops (vm/run
 # checks), no corrupt data, every process still running at the end and
 # gone when killed, no rule left, no huge page left behind, and the free
 # memory comes back (within 32 MiB: caches drop_caches does not empty).

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # tests/lib/guest.sh: what the guest-side test scripts (tests/guest/*.sh,
-# run in a guest by tests/vm/run with thpcow loaded) share. Sourced after
+# run in a guest by vm/run with thpcow loaded) share. Sourced after
 # tests/lib/tap.sh; sets up $out, a scratch directory the script removes.
 #
 #   $ctl $wrf $forkexec   thpcowctl and the workload programs
-#   $ko                   the thpcow.ko tests/vm/run loaded (for reloading)
+#   $ko                   the thpcow.ko vm/run loaded (for reloading)
 #   $cg                   the cgroup v2 root; cg_make/cg_clean manage a
 #                         scratch tree below it, thpcow-test/
 #   $native               1 where the kernel substitutes the huge zero page

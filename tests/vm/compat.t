@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/vm/compat.t: the module core's tests (tests/guest/core.sh) and the
 # modes' (tests/guest/modes.sh) on the other kernel series, one guest each, with thpcow built for that series in
-# a chroot of its Debian release (tests/vm/kbuild; the first run creates the
+# a chroot of its Debian release (vm/kbuild; the first run creates the
 # chroots, a few minutes each). 6.1 is tests/vm/core.t and modes.t. Each case also
 # checks how thpcow judged the kernel at load: 5.10 and 6.12 split the huge
 # zero page on a write (thpcow substitutes), 7.x gives it a THP itself
@@ -11,8 +11,8 @@ set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$tests/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$tests/../vm/lib/vm.sh"
 
 # core_on SERIES NATIVE: core.sh and modes.sh pass on SERIES, whose kernel
 # thpcow found to substitute the huge zero page itself (NATIVE 1) or not (0).

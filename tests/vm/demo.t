@@ -28,7 +28,7 @@ expect() {
 }
 
 demo_runs() {
-	# Its progress lines go to stderr: shown only when it fails, with tests/vm/run's reason.
+	# Its progress lines go to stderr: shown only when it fails, with vm/run's reason.
 	THPCOW_DEMO_MIB=64 "$repo/tests/demo" >"$out" 2>"$err" || {
 		cat "$out" "$err"
 		return 1

@@ -4,4 +4,4 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-exec tests/vm/run --kernel 6.1 --timeout 600 -- tests/guest/modes.sh
+exec vm/run --kernel 6.1 --timeout 600 -- tests/guest/modes.sh

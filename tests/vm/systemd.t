@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # tests/vm/systemd.t: thpcow installed the way users install it, in a guest
 # that boots with systemd as init. A copy of the bookworm root that
-# tests/vm/rootfs makes (cached) gets `make install-all` (module for 6.1,
+# vm/rootfs makes (cached) gets `make install-all` (module for 6.1,
 # thpcowctl, thpcow.service enabled), an /etc/thpcow.conf and a modprobe.d
 # option; Debian's stock 6.1 boots it as its root over 9p, and
 # tests/guest/systemd.sh runs there as a unit after thpcow.service. The TAP
 # comes from the guest; a kernel warning, oops or lockup fails the run (the
-# guest panics on a WARN, as with tests/vm/run). About a minute once the root
+# guest panics on a WARN, as with vm/run). About a minute once the root
 # is cached (making it: about 5 minutes, once).
 #
 # tests/vm/systemd.t --kernel latest (tests/vm/native.t) boots the same root
@@ -16,17 +16,19 @@
 # degraded.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$here/../lib/vm.sh" # repo, vm_scratch (removed on exit)
-# shellcheck source=SCRIPTDIR/../lib/sysguest.sh
-source "$here/../lib/sysguest.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$here/../../vm/lib/vm.sh" # repo, vm_scratch (removed on exit)
+# shellcheck source=SCRIPTDIR/../../vm/lib/sysguest.sh
+source "$here/../../vm/lib/sysguest.sh"
+# shellcheck source=SCRIPTDIR/../lib/inguest.sh
+source "$here/../lib/inguest.sh" # inguest_files
 cd "$repo" || exit 1
 
 timeout=300
 series=6.1 tcg_threads=multi
 if [[ ${1:-} == --kernel ]]; then
 	series=$2
-	# as tests/vm/run: QEMU 7.2's multi-threaded TCG and 6.12/7.x do not mix
+	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12/7.x do not mix
 	[[ $series == 6.1 ]] || tcg_threads=single
 fi
 
@@ -36,11 +38,11 @@ bail() {
 	exit 1
 }
 
-kdir=$(tests/vm/fetch-kernel "$series") || bail "no $series kernel (tests/vm/fetch-kernel $series)"
+kdir=$(vm/fetch-kernel "$series") || bail "no $series kernel (vm/fetch-kernel $series)"
 # the module, thpcowctl and the unit are installed for bookworm's 6.1 only
-kdir61=$(tests/vm/fetch-kernel 6.1) || bail "no 6.1 kernel (tests/vm/fetch-kernel 6.1)"
+kdir61=$(vm/fetch-kernel 6.1) || bail "no 6.1 kernel (vm/fetch-kernel 6.1)"
 release61=$(cat "$kdir61/release")
-base=$(tests/vm/rootfs) || bail "no bookworm root filesystem (tests/vm/rootfs)"
+base=$(vm/rootfs) || bail "no bookworm root filesystem (vm/rootfs)"
 make -s tools module KERNEL_DIR="/usr/src/linux-headers-$release61" >&2 ||
 	bail "building thpcowctl or the module for $release61 failed"
 
@@ -53,7 +55,7 @@ printf '# tests/vm/systemd.t\nglobal kernel\ncgroup /machine.slice zero  # the g
 	>"$root/etc/thpcow.conf"
 echo "options thpcow default_mode=zero" >"$root/etc/modprobe.d/thpcow.conf"
 sysguest_test_unit "$root" tests/guest/systemd.sh \
-	'/opt/thpcow-test/tests/guest/systemd.sh >tap.new 2>&1; mv tap.new tap' ||
+	'/opt/thpcow-test/tests/guest/systemd.sh >tap.new 2>&1; mv tap.new tap' "${inguest_files[@]}" ||
 	bail "systemctl --root enable failed"
 echo "$series" >"$root/var/lib/thpcow-test/series"
 systemctl --quiet --root="$root" enable thpcow.service || bail "systemctl --root enable failed"

@@ -5,10 +5,11 @@
 #   make [all]      the module (when KERNEL_DIR exists) and the tools
 #   make module     module/thpcow.ko for KERNEL_DIR, e.g.
 #                   make module KERNEL_DIR=/usr/src/linux-headers-6.1.0-57-amd64
-#   make tools      tools/thpcowctl and the test programs in tests/prog
+#   make tools      tools/thpcowctl, the benchmark's programs (bench/prog: wrf, the
+#                   workload the tests and the demo run too) and the tests' (tests/prog)
 #   make deps       (root) install the Debian packages needed here
 #   make check      deps, tools, then every test (tests/check)
-#   make demo       deps, tools, then the demo (tests/demo)
+#   make demo       deps, tools, then the demo (bench/demo)
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
 #   make install    (root) module/thpcow.ko into
@@ -29,7 +30,7 @@
 KERNELRELEASE ?= $(shell uname -r)
 KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
-TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile tests/prog/Makefile))
+TOOL_DIRS := tools/thpcowctl bench/prog tests/prog
 
 PREFIX ?= /usr/local
 MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra
@@ -61,7 +62,7 @@ check: deps tools
 	tests/check
 
 demo: deps tools
-	tests/demo
+	bench/demo
 
 bench: deps tools
 	bench/run

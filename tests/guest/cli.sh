@@ -14,7 +14,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$repo/tests/lib/tap.sh"
 
 ctl=${THPCOW_CTL:-$repo/tools/thpcowctl/thpcowctl}
-wrf=$repo/tests/prog/wrf
+wrf=$repo/bench/prog/wrf
 ko=${THPCOW_KO:-${THPCOW_VM_MODULE:-$repo/module/thpcow.ko}}
 uapi=$repo/include/uapi/thpcow.h
 kernel=$(uname -r)

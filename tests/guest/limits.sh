@@ -3,7 +3,7 @@
 # Faults and limits, run inside a guest with thpcow loaded (see
 # tests/vm/limits.t): where thpcow cannot have a THP it must end exactly
 # where the stock kernel does, and unloading it under load must lose
-# nothing. Each case runs the write-after-read workload (tests/prog/wrf).
+# nothing. Each case runs the write-after-read workload (bench/prog/wrf).
 #  - memcg: a cgroup whose memory.max is just above the working set; the
 #    same run under 'kernel' and 'zero' ends the same way (no OOM kill,
 #    right data), the THPs that do not fit counted as charge fallbacks.

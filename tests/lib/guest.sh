@@ -25,7 +25,7 @@
 guest_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 {
 	ctl=$guest_repo/tools/thpcowctl/thpcowctl
-	wrf=$guest_repo/tests/prog/wrf
+	wrf=$guest_repo/bench/prog/wrf
 	forkexec=$guest_repo/tests/prog/forkexec
 	ko=${THPCOW_VM_MODULE:-$guest_repo/module/thpcow.ko}
 	cg=/sys/fs/cgroup

@@ -68,7 +68,7 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 	tail -n 20 "$vm_scratch/deb.log" >&2
 	bail "make deb failed"
 }
-make -s -C tests/prog wrf >&2 || bail "building tests/prog/wrf failed"
+make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
 # suite SUITE: the suite's kernel series, TCG threads and apt lists (the

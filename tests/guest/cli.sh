@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# vm: --kernel 6.1 --timeout 900
 # thpcowctl against the real module, run inside a guest with thpcow loaded
-# (see tests/vm/cli.t): every verb, its text and JSON output, and its error
+# (the vm: line above is how tests/check boots it): every verb, its text and JSON output, and its error
 # paths with their exact messages and exit statuses (1: the operation
 # failed, 2: the command line was wrong). The last case unloads and loads
 # the module and leaves it loaded with the global mode kernel.

@@ -8,7 +8,10 @@
 #   make tools      tools/thpcowctl, the benchmark's programs (bench/prog: wrf, the
 #                   workload the tests and the demo run too) and the tests' (tests/prog)
 #   make deps       (root) install the Debian packages needed here
-#   make check      deps, tools, then every test (tests/check)
+#   make check      deps, tools, then every test (tests/check); each file's
+#                   time, the slowest and the total before the last line
+#   make check-all  the same and the long runs (THPCOW_CHECK=all): the cases
+#                   a test lists as long and the guest scripts' "# vm-all:" runs
 #   make demo       deps, tools, then the demo (bench/demo)
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
@@ -44,7 +47,7 @@ DEB_DIR ?= build/deb
 DEPMOD ?= depmod
 export PREFIX INSTALL
 
-.PHONY: all module tools deps check demo bench clean install install-tools \
+.PHONY: all module tools deps check check-all demo bench clean install install-tools \
 	install-all uninstall install-dkms-src deb
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
@@ -61,6 +64,9 @@ deps:
 check: deps tools
 	tests/check
 
+check-all: deps tools
+	THPCOW_CHECK=all tests/check
+
 demo: deps tools
 	bench/demo
 
@@ -73,7 +79,7 @@ clean:
 		compat/*.o compat/.*.cmd
 
 # The project's own builds: every warning is an error (never in a user's build).
-check demo bench: export THPCOW_WERROR := 1
+check check-all demo bench: export THPCOW_WERROR := 1
 
 # The module must have been built for KERNELRELEASE (make module). The
 # kernel's modules_install signs and compresses it as the kernel is configured

@@ -31,8 +31,9 @@
 # the cached root ready: bookworm about 6 minutes (apt-get install with
 # DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
 # vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
-# bookworm only. Cold, add the downloads (about 45 packages), vm/rootfs
-# SUITE and preparing the root (about a minute for bookworm, two for trixie).
+# bookworm only, and make check-all trixie too (its long cases). Cold, add
+# the downloads (about 45 packages), vm/rootfs SUITE and preparing the root
+# (about a minute for bookworm, two for trixie).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
@@ -46,11 +47,12 @@ source "$here/../lib/tap.sh"
 cd "$repo" || exit 1
 
 timeout=1200
-suites=(bookworm)
+# make check runs bookworm's three boots; trixie's are long (make check-all)
+suites=(bookworm) long_suites=(trixie)
 if [[ ${1:-} == --suite ]]; then
 	case ${2:-} in
-	bookworm | trixie) suites=("$2") ;;
-	all) suites=(bookworm trixie) ;;
+	bookworm | trixie) suites=("$2") long_suites=() ;;
+	all) suites=(bookworm trixie) long_suites=() ;;
 	*) echo "usage: packages.t [--suite bookworm|trixie|all]" >&2; exit 2 ;;
 	esac
 fi
@@ -219,14 +221,20 @@ again() {
 	boot "$1" "$2"
 }
 
-cases=()
-for s in "${suites[@]}"; do
+# SUITE's three boots, as one case each
+for s in "${suites[@]}" "${long_suites[@]}"; do
 	eval "install_$s() { install $s; }; reboot_$s() { again $s reboot install; }
 		purge_$s() { again $s purge reboot; rm -f \"\$vm_scratch/$s.img\"; }"
-	cases+=(
-		"install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
-		"reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
-		"purge_$s"   # the rule after a reboot; purge leaves nothing
-	)
 done
-tap_run "${cases[@]}"
+# boots SUITE...: the cases of each SUITE
+boots() {
+	local s
+	for s; do
+		echo "install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
+		echo "reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
+		echo "purge_$s"   # the rule after a reboot; purge leaves nothing
+	done
+}
+mapfile -t cases < <(boots "${suites[@]}")
+mapfile -t long_cases < <(boots "${long_suites[@]}")
+tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -31,9 +31,8 @@ MiB=1048576
 hold() {
 	local name=$1 dir=$2 mib=$3 i
 	shift 3
-	# not in_cgroup, a function: $! must be the pid of wrf itself
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/$dir" "$@" \
-		"$wrf" --size "$mib" --hold </dev/null >"$out/$name" 2>"$out/$name.err" &
+	# cgroup_exec, not in_cgroup: $! must be the pid of wrf itself
+	cgroup_exec "$cg/$dir" "$@" "$wrf" --size "$mib" --hold </dev/null >"$out/$name" 2>"$out/$name.err" &
 	echo $! >"$out/$name.pid"
 	for ((i = 0; i < 1200; i++)); do
 		grep -qx ready "$out/$name" && return

@@ -33,7 +33,8 @@
 KERNELRELEASE ?= $(shell uname -r)
 KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
-TOOL_DIRS := tools/thpcowctl bench/prog tests/prog
+# (those present: make deb's copy of the tree has no bench/ or tests/)
+TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile bench/prog/Makefile tests/prog/Makefile))
 
 PREFIX ?= /usr/local
 MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra

@@ -48,7 +48,7 @@ DEB_DIR ?= build/deb
 DEPMOD ?= depmod
 export PREFIX INSTALL
 
-.PHONY: all module tools deps check check-all demo bench clean install install-tools \
+.PHONY: all module tools deps check demo bench clean install install-tools \
 	install-all uninstall install-dkms-src deb
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
@@ -65,6 +65,7 @@ deps:
 check: deps tools
 	tests/check
 
+.PHONY: check-all
 check-all: deps tools
 	THPCOW_CHECK=all tests/check
 

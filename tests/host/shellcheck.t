@@ -11,12 +11,11 @@ cd "$repo" || exit 1
 
 # Each case's scripts, by area (paths in the repository).
 vm_harness=(vm/run vm/fetch-kernel vm/kbuild vm/rootfs vm/init vm/guest vm/selftests-build vm/lib/*.sh vm/tests/*.t)
-test_harness=(tests/check tests/lib/tap.sh tests/vm/{compat,ibt,direct-calls,selftests}.t
-	tests/host/{shellcheck,check,kstyle,trace-build,cli}.t)
+test_harness=(tests/check tests/lib/tap.sh tests/vm/{compat,ibt,direct-calls,selftests}.t tests/host/*.t)
 build_scripts=(scripts/deps .ci/run)
-bench_scripts=(bench/run bench/demo bench/guest/*.sh tests/host/make-bench.t)
+bench_scripts=(bench/run bench/demo bench/guest/*.sh)
 install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh
-	tests/lib/inguest.sh tests/host/install.t tests/host/deb.t tests/host/unit.t dist/libvirt-hook-qemu)
+	tests/lib/inguest.sh dist/libvirt-hook-qemu)
 stress_scripts=(tests/guest/stress.sh)
 guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{core,hostile,modes,limits,loadfail,usage}.sh
 	tests/vm/{demo,loadfail}.t)
@@ -51,7 +50,7 @@ every_script_listed() {
 for area in "${areas[@]}"; do eval "$area() { lint $area; }"; done
 cases=(
 	vm_harness       # vm/: run, its guest's stages, kernels, chroots, roots, selftests, its own tests
-	test_harness     # tests/check, the TAP helpers, the test files
+	test_harness     # tests/check, the TAP helpers, the host tests, the series' test files
 	build_scripts    # make deps and CI
 	bench_scripts    # make bench, make demo and their guest scripts
 	install_scripts  # make install-all, DKMS, the systemd guest

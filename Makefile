@@ -5,10 +5,14 @@
 #   make [all]      the module (when KERNEL_DIR exists) and the tools
 #   make module     module/thpcow.ko for KERNEL_DIR, e.g.
 #                   make module KERNEL_DIR=/usr/src/linux-headers-6.1.0-57-amd64
-#   make tools      tools/thpcowctl and the test programs in tests/prog
+#   make tools      tools/thpcowctl, the benchmark's programs (bench/prog: wrf, the
+#                   workload the tests and the demo run too) and the tests' (tests/prog)
 #   make deps       (root) install the Debian packages needed here
-#   make check      deps, tools, then every test (tests/check)
-#   make demo       deps, tools, then the demo (tests/demo)
+#   make check      deps, tools, then every test (tests/check); each file's
+#                   time, the slowest and the total before the last line
+#   make check-all  the same and the long runs (THPCOW_CHECK=all): the cases
+#                   a test lists as long and the guest scripts' "# vm-all:" runs
+#   make demo       deps, tools, then the demo (bench/demo)
 #   make bench      deps, tools, then the benchmark in guests (bench/run; about
 #                   15 minutes): tables on stdout, JSON and plots in bench/results
 #   make install    (root) module/thpcow.ko into
@@ -30,7 +34,8 @@
 KERNELRELEASE ?= $(shell uname -r)
 KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
-TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile tests/prog/Makefile))
+# (those present: make deb's copy of the tree has no bench/ or tests/)
+TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile bench/prog/Makefile tests/prog/Makefile))
 
 PREFIX ?= /usr/local
 MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra
@@ -52,11 +57,7 @@ DEPMOD ?= depmod
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
 module:
-ifneq ($(wildcard module/Kbuild),)
 	$(MAKE) -C $(KERNEL_DIR) M=$(CURDIR)/module modules
-else
-	@echo "make module: there is no module/ yet"
-endif
 
 tools:
 	$(foreach d,$(TOOL_DIRS),$(MAKE) -C $(d) &&) true
@@ -67,22 +68,23 @@ deps:
 check: deps tools
 	tests/check
 
+.PHONY: check-all
+check-all: deps tools
+	THPCOW_CHECK=all tests/check
+
 demo: deps tools
-	@if [ -x tests/demo ]; then tests/demo; \
-	else echo "make demo: not yet: the module core is still being written"; fi
+	bench/demo
 
 bench: deps tools
 	bench/run
 
 clean:
 	$(foreach d,$(TOOL_DIRS),$(MAKE) -C $(d) clean &&) true
-ifneq ($(wildcard module/Kbuild),)
 	cd module && rm -rf *.o *.ko *.mod *.mod.c .*.cmd modules.order Module.symvers .tmp_versions \
 		compat/*.o compat/.*.cmd
-endif
 
 # The project's own builds: every warning is an error (never in a user's build).
-check demo bench: export THPCOW_WERROR := 1
+check check-all demo bench: export THPCOW_WERROR := 1
 
 # What the install targets install, listed once, MODE:SOURCE:DESTINATION:
 # install-tools, install-dkms-src and uninstall expand these lists, debian/rules

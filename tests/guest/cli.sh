@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
+# vm: --kernel 6.1 --timeout 900
 # thpcowctl against the real module, run inside a guest with thpcow loaded
-# (see tests/vm/cli.t): every verb, its text and JSON output, and its error
-# paths with their exact messages and exit statuses (1: the operation
-# failed, 2: the command line was wrong). The last case unloads and loads
-# the module and leaves it loaded with the global mode kernel.
+# (tests/check boots it as the line above says): every verb, its text and
+# JSON output, and its error paths with their exact messages and exit
+# statuses (1: the operation failed, 2: the command line was wrong). The
+# last case unloads and loads the module and leaves it loaded with the
+# global mode kernel.
 # THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
-# THPCOW_KO the module file that was loaded (default: the one tests/vm/run
-# loaded, else module/thpcow.ko).
+# THPCOW_KO the module file that was loaded (default: the one vm/run
+# loaded, else module/thpcow.ko): see tests/lib/guest.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/tap.sh
 source "$repo/tests/lib/tap.sh"
+# shellcheck source=../lib/guest.sh
+source "$repo/tests/lib/guest.sh" # ctl wrf ko cg out cg_make cg_clean cgroup_exec guest_done
 
-ctl=${THPCOW_CTL:-$repo/tools/thpcowctl/thpcowctl}
-wrf=$repo/tests/prog/wrf
-ko=${THPCOW_KO:-${THPCOW_VM_MODULE:-$repo/module/thpcow.ko}}
 uapi=$repo/include/uapi/thpcow.h
 kernel=$(uname -r)
 version=$(sed -n 's/^#define THPCOW_VERSION\t*"\(.*\)"$/\1/p' "$uapi")
 abi=$(sed -n 's/^#define THPCOW_ABI_VERSION\t*\([0-9]*\)$/\1/p' "$uapi")
-cg=/sys/fs/cgroup
 thp=/sys/kernel/mm/transparent_hugepage
 tracefs=/sys/kernel/tracing
 event=events/thpcow/thpcow_fault
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-out=$(mktemp -d)
 
 # shellcheck source=../lib/run.sh
 source "$repo/tests/lib/run.sh" # run, fails, jqso
@@ -57,8 +56,8 @@ cleanup() { trap case_exit EXIT; }
 case_exit() {
 	local procs
 	set +e
-	procs=$(cat "$cg"/thpcow-cli/cgroup.procs "$cg"/thpcow-cli/*/cgroup.procs \
-		"$cg"/thpcow-cli/*/*/cgroup.procs 2>/dev/null)
+	procs=$(cat "$cg"/thpcow-test/cgroup.procs "$cg"/thpcow-test/*/cgroup.procs \
+		"$cg"/thpcow-test/*/*/cgroup.procs 2>/dev/null)
 	# shellcheck disable=SC2086 # one pid a word
 	kill "${bgpids[@]}" $procs 2>/dev/null
 	wait 2>/dev/null
@@ -87,13 +86,6 @@ spawn() {
 	"$@" &
 	pid=$!
 	bgpids+=("$pid")
-}
-
-# in_cgroup DIR CMD...: become CMD, a member of cgroup DIR.
-in_cgroup() {
-	local dir=$1
-	shift
-	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }
 
 # wait_for CONDITION...: until the command CONDITION succeeds (10 s at most;
@@ -176,11 +168,6 @@ wrf_gated() {
 }
 
 # A fresh cgroup tree for a case, removed again with rmdir (deepest first).
-cg_make() { mkdir -p "${@/#/$cg/thpcow-cli/}"; }
-cg_clean() {
-	[[ -d $cg/thpcow-cli ]] || return 0
-	find "$cg/thpcow-cli" -depth -type d -exec rmdir {} +
-}
 
 # --- cases -------------------------------------------------------------------
 
@@ -282,31 +269,31 @@ cgroup_policy() {
 	local in_a in_vms id
 	cleanup
 	cg_make vms/a
-	fails 0 "" "$ctl" set --cgroup "$cg/thpcow-cli/vms" zero
-	fails 0 "" "$ctl" set --cgroup thpcow-cli/vms/a/ kernel
-	run 0 "$ctl" get --cgroup thpcow-cli/vms
+	fails 0 "" "$ctl" set --cgroup "$cg/thpcow-test/vms" zero
+	fails 0 "" "$ctl" set --cgroup thpcow-test/vms/a/ kernel
+	run 0 "$ctl" get --cgroup thpcow-test/vms
 	check_eq "$(field scope)/$(field cgroup)/$(field mode)/$(field present)" \
-		"cgroup//thpcow-cli/vms/zero/yes" "get, relative"
-	id=$(stat -c %i "$cg/thpcow-cli/vms")
-	run 0 "$ctl" get --cgroup /thpcow-cli/vms/a --json
+		"cgroup//thpcow-test/vms/zero/yes" "get, relative"
+	id=$(stat -c %i "$cg/thpcow-test/vms")
+	run 0 "$ctl" get --cgroup /thpcow-test/vms/a --json
 	check_eq "$(jqso '[.scope, .cgroup, .mode, .present]')" \
-		'["cgroup","/thpcow-cli/vms/a","kernel",true]' "get --json, leading slash"
+		'["cgroup","/thpcow-test/vms/a","kernel",true]' "get --json, leading slash"
 	expect_json .cgroup_id "$id" "the cgroup id is the directory's inode" \
-		"$ctl" get --cgroup "$cg/thpcow-cli/vms" --json
-	spawn in_a in_cgroup "$cg/thpcow-cli/vms/a" sleep 600
-	spawn in_vms in_cgroup "$cg/thpcow-cli/vms" sleep 600
-	wait_for line_in "$cg/thpcow-cli/vms/a/cgroup.procs" "$in_a"
-	wait_for line_in "$cg/thpcow-cli/vms/cgroup.procs" "$in_vms"
+		"$ctl" get --cgroup "$cg/thpcow-test/vms" --json
+	spawn in_a cgroup_exec "$cg/thpcow-test/vms/a" sleep 600
+	spawn in_vms cgroup_exec "$cg/thpcow-test/vms" sleep 600
+	wait_for line_in "$cg/thpcow-test/vms/a/cgroup.procs" "$in_a"
+	wait_for line_in "$cg/thpcow-test/vms/cgroup.procs" "$in_vms"
 	expect_json '[.effective_mode, .effective_scope]' '["kernel","cgroup"]' \
 		"a process in the nested cgroup" "$ctl" get --pid "$in_a" --json
 	expect_json '[.effective_mode, .effective_scope]' '["zero","cgroup"]' \
 		"a process in the outer cgroup" "$ctl" get --pid "$in_vms" --json
-	fails 0 "" "$ctl" clear --cgroup "$cg/thpcow-cli/vms/a"
-	fails 0 "" "$ctl" clear --cgroup thpcow-cli/vms
+	fails 0 "" "$ctl" clear --cgroup "$cg/thpcow-test/vms/a"
+	fails 0 "" "$ctl" clear --cgroup thpcow-test/vms
 	expect_json '[.mode, .present]' '[null,false]' "after clear" \
-		"$ctl" get --cgroup thpcow-cli/vms --json
-	fails 1 "thpcowctl: no policy for cgroup /thpcow-cli/vms/a" \
-		"$ctl" clear --cgroup /thpcow-cli/vms/a
+		"$ctl" get --cgroup thpcow-test/vms --json
+	fails 1 "thpcowctl: no policy for cgroup /thpcow-test/vms/a" \
+		"$ctl" clear --cgroup /thpcow-test/vms/a
 }
 
 global_policy() {
@@ -330,20 +317,20 @@ list_policies() {
 	spawn p "$out/odd name" 600
 	cg_make listed
 	"$ctl" set --pid "$p" --children zero
-	"$ctl" set --cgroup thpcow-cli/listed zero
+	"$ctl" set --cgroup thpcow-test/listed zero
 	run 0 "$ctl" list
 	check_match "$so" $'^SCOPE +TARGET +MODE +FLAGS +SUBSTITUTIONS\n' "the header"
 	check_match "$so" $'\npid +'"$p"' \(odd name\) +zero +children +0'$'(\n|$)' "the pid row"
-	check_match "$so" $'\ncgroup +/thpcow-cli/listed +zero +- +0'$'(\n|$)' "the cgroup row"
+	check_match "$so" $'\ncgroup +/thpcow-test/listed +zero +- +0'$'(\n|$)' "the cgroup row"
 	run 0 "$ctl" list --json
 	check_eq "$(jqso "[.policies[] | select(.pid == $p) | .comm, .mode, .flags]")" \
 		'["odd name","zero",["children"]]' "the pid entry"
 	check_eq "$(jqso '[.policies[] | select(.scope == "cgroup") | .cgroup, .mode]')" \
-		'["/thpcow-cli/listed","zero"]' "the cgroup entry"
+		'["/thpcow-test/listed","zero"]' "the cgroup entry"
 	# the options of a table, and the same before the verb
 	run 0 "$ctl" -n -o SCOPE,PID,COMM,CGROUP,CGROUP_ID,MODE,FLAGS,SUBSTITUTIONS,TARGET list
 	check_match "$so" '(^|'$'\n'')pid +'"$p"' odd name +zero +children +0 +'"$p"' \(odd name\)'$'(\n|$)' "-n -o: the pid row"
-	check_match "$so" '(^|'$'\n'')cgroup +/thpcow-cli/listed +'"$(stat -c %i "$cg/thpcow-cli/listed")"' +zero +- +0 +/thpcow-cli/listed'$'(\n|$)' \
+	check_match "$so" '(^|'$'\n'')cgroup +/thpcow-test/listed +'"$(stat -c %i "$cg/thpcow-test/listed")"' +zero +- +0 +/thpcow-test/listed'$'(\n|$)' \
 		"-n -o: the cgroup row, its id"
 	run 0 "$ctl" -n -o +CGROUP_ID list
 	check_match "$so" '(^|'$'\n'')pid +'"$p"' \(odd name\) +zero +children +0 *'$'(\n|$)' "-n -o +COLUMNS before the verb"
@@ -419,10 +406,10 @@ Try 'thpcowctl stats --help' for more information." "$ctl" stats --format promet
 short_options() {
 	cleanup
 	cg_make short
-	fails 0 "" "$ctl" set -c thpcow-cli/short zero
-	run 0 "$ctl" get -J -c thpcow-cli/short
-	check_eq "$(jqso '[.scope, .cgroup, .mode]')" '["cgroup","/thpcow-cli/short","zero"]' "get -J -c"
-	fails 0 "" "$ctl" clear -c thpcow-cli/short
+	fails 0 "" "$ctl" set -c thpcow-test/short zero
+	run 0 "$ctl" get -J -c thpcow-test/short
+	check_eq "$(jqso '[.scope, .cgroup, .mode]')" '["cgroup","/thpcow-test/short","zero"]' "get -J -c"
+	fails 0 "" "$ctl" clear -c thpcow-test/short
 	fails 0 "" "$ctl" set -g zero
 	run 0 "$ctl" get -g
 	check_eq "$(field scope)/$(field mode)" global/zero "get -g"
@@ -689,14 +676,14 @@ Try 'thpcowctl --help' for more information." "$ctl" frobnicate
 refused_requests() {
 	local before
 	cleanup
-	mkdir -p "$cg/thpcow-cli"
+	mkdir -p "$cg/thpcow-test"
 	before=$("$ctl" list)
 	fails 1 "thpcowctl: no such process: 999999" "$ctl" set --pid 999999 zero
 	fails 1 "thpcowctl: /proc: not a cgroup v2 directory" "$ctl" set --cgroup /proc zero
-	fails 1 "thpcowctl: $cg/thpcow-cli/missing: No such file or directory" \
-		"$ctl" set --cgroup thpcow-cli/missing zero
-	fails 1 "thpcowctl: $cg/thpcow-cli/cgroup.procs: not a cgroup v2 directory" \
-		"$ctl" get --cgroup thpcow-cli/cgroup.procs
+	fails 1 "thpcowctl: $cg/thpcow-test/missing: No such file or directory" \
+		"$ctl" set --cgroup thpcow-test/missing zero
+	fails 1 "thpcowctl: $cg/thpcow-test/cgroup.procs: not a cgroup v2 directory" \
+		"$ctl" get --cgroup thpcow-test/cgroup.procs
 	fails 1 "thpcowctl: /dev/thpcow: permission denied: root (CAP_SYS_ADMIN) is needed" \
 		"${nobody[@]}" "$ctl" set --global zero
 	check_eq "$("$ctl" list)" "$before" "the policy list"
@@ -732,32 +719,32 @@ apply_file() {
 	spawn p sleep 600
 	"$ctl" set --pid "$p" zero
 	"$ctl" set --global zero
-	"$ctl" set --cgroup thpcow-cli/other zero
-	printf '# test\nglobal kernel\ncgroup /thpcow-cli/vms zero # the guests\n' >"$f"
+	"$ctl" set --cgroup thpcow-test/other zero
+	printf '# test\nglobal kernel\ncgroup /thpcow-test/vms zero # the guests\n' >"$f"
 	fails 0 "" "$ctl" apply --check "$f"
 	check_eq "$("$ctl" list | grep -c '^cgroup')" 1 "rules after --check"
 	# apply says what it set and cleared (thpcow.service's journal), nothing else
 	run 0 "$ctl" apply "$f"
 	check_eq "$se" "" "stderr of apply"
 	check_eq "$so" "$f:2: global kernel
-$f:3: cgroup /thpcow-cli/vms zero
-cleared cgroup /thpcow-cli/other (not in $f)
+$f:3: cgroup /thpcow-test/vms zero
+cleared cgroup /thpcow-test/other (not in $f)
 applied $f" "what apply says it did"
 	check_eq "$("$ctl" list --json | jq -c '[.policies[] | [.scope, .cgroup // .pid, .mode]] | sort')" \
-		"[[\"cgroup\",\"/thpcow-cli/vms\",\"zero\"],[\"pid\",$p,\"zero\"]]" "the rules"
+		"[[\"cgroup\",\"/thpcow-test/vms\",\"zero\"],[\"pid\",$p,\"zero\"]]" "the rules"
 	check_eq "$("$ctl" get --global --json | jq -r .mode)" kernel "the global mode"
 	# shellcheck disable=SC2016 # for sh -c
-	run 0 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$1" --size 8 --verify' "$cg/thpcow-cli/vms" "$wrf"
+	run 0 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$1" --size 8 --verify' "$cg/thpcow-test/vms" "$wrf"
 	check_eq "$(sed -n 's/^thp_split_pmd=//p' <<<"$so")" 0 "splits in the cgroup"
 	run 0 "$wrf" --size 8 --verify
 	split=$(sed -n 's/^thp_split_pmd=//p' <<<"$so")
 	((split > 0)) || { echo "no splits outside the cgroup (global kernel)"; return 1; }
 	before=$("$ctl" list)
-	printf 'global zero\ncgroup /thpcow-cli/other fast\n' >"$f"
+	printf 'global zero\ncgroup /thpcow-test/other fast\n' >"$f"
 	fails 1 "thpcowctl: $f:2: unknown mode 'fast': expected one of kernel, zero, copy, split
 thpcowctl: $f: 1 error; nothing applied" "$ctl" apply "$f"
-	printf 'global zero\ncgroup thpcow-cli/missing zero\n' >"$f"
-	fails 1 "thpcowctl: $f:2: $cg/thpcow-cli/missing: No such file or directory
+	printf 'global zero\ncgroup thpcow-test/missing zero\n' >"$f"
+	fails 1 "thpcowctl: $f:2: $cg/thpcow-test/missing: No such file or directory
 thpcowctl: $f: nothing applied" "$ctl" apply "$f"
 	check_eq "$("$ctl" list)" "$before" "the rules after refused files"
 	check_eq "$("$ctl" get --global --json | jq -r .mode)" kernel "the global mode after them"
@@ -859,7 +846,4 @@ cases=(
 	unload_load       # unload, every verb without it, load --default zero, load
 )
 tap_run "${cases[@]}"
-rc=$?
-cg_clean
-rm -rf "$out"
-exit $rc
+guest_done $?

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
+# vm: --kernel 6.1 --timeout 900
 # Hostile input and privilege against thpcow's interfaces, inside a guest with
-# the module loaded (see tests/vm/hostile.t): /dev/thpcow as an unprivileged
+# the module loaded (the vm: line above is how tests/check boots it; make
+# tools builds tests/prog first): /dev/thpcow as an unprivileged
 # user and under random ioctls (tests/prog/ioctl_fuzz), garbage written to
 # the default_mode parameter (and writes to it without CAP_SYS_ADMIN),
 # writes to the read-only debugfs files. Each
 # case also checks that what it threw changed nothing: the policy list, the
-# global mode, the files' permissions. tests/vm/run fails the whole run on
+# global mode, the files' permissions. vm/run fails the whole run on
 # any kernel WARN/oops; the fuzz case checks dmesg itself as well.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
-# Faults and limits, run inside a guest with thpcow loaded (see
-# tests/vm/limits.t): where thpcow cannot have a THP it must end exactly
-# where the stock kernel does, and unloading it under load must lose
-# nothing. Each case runs the write-after-read workload (tests/prog/wrf).
+# vm: --kernel 6.1 --mem 1024 --tcg-threads single --timeout 1800
+# Faults and limits, run inside a guest with thpcow loaded (the vm: line
+# above is how tests/check boots it; one TCG thread: see --tcg-threads in
+# vm/run, QEMU runs stale int3s when unloading): where thpcow cannot have a
+# THP it must end exactly where the stock kernel does, and unloading it
+# under load must lose nothing. Each case runs the write-after-read workload (bench/prog/wrf).
 #  - memcg: a cgroup whose memory.max is just above the working set; the
 #    same run under 'kernel' and 'zero' ends the same way (no OOM kill,
 #    right data), the THPs that do not fit counted as charge fallbacks.
@@ -106,7 +108,7 @@ thp_alloc_failure() {
 }
 
 # rmmod/insmod 50 times while four processes write-fault zero-page memory
-# under the global mode 'zero' that each load sets: no oops (tests/vm/run
+# under the global mode 'zero' that each load sets: no oops (vm/run
 # checks), no corrupt data, every process still running at the end and
 # gone when killed, no rule left, no huge page left behind, and the free
 # memory comes back (within 32 MiB: caches drop_caches does not empty).

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
-# The policy modes beyond 'zero', run inside a guest with thpcow loaded (see
-# tests/vm/modes.t, and tests/vm/compat.t on the other series). 'copy': after
+# vm: --kernel 6.1 --timeout 600
+# The policy modes beyond 'zero', run inside a guest with thpcow loaded
+# (tests/check boots it as the line above says; tests/vm/compat.t runs it
+# on the other series). 'copy': after
 # fork(), a child writing into THPs it shares with its parent gets whole
 # copies instead of the stock split. 'split': where the kernel substitutes
 # the huge zero page itself (7.x), a write on it splits as before 6.13.

@@ -21,7 +21,7 @@ source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
 source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
 
-wrf=$top/tests/prog/wrf
+wrf=$top/bench/prog/wrf
 debs=/var/local/thpcow-debs
 out=/var/lib/thpcow-test
 release=$(uname -r)

@@ -17,11 +17,11 @@
 # "step... OK|Fail|Skip" lines, 6.x's uffd-unit-tests "Testing X... done"
 # lines, or the exit status of each invocation (0 pass, 4 skip, else fail).
 #
-# The binaries come from tests/selftests/build (run on the host first).
+# The binaries come from vm/selftests-build (run on the host first).
 # Environment: THPCOW_SELFTESTS_BIN where they are (the series' directory of
 # the build), THPCOW_SELFTESTS_LIMIT the seconds an invocation may take before
 # it counts as hung (240), THPCOW_SELFTESTS_MODES the modes to compare with
-# 'off' ("zero copy"), THPCOW_VM_MODULE the module to load (tests/vm/run sets
+# 'off' ("zero copy"), THPCOW_VM_MODULE the module to load (vm/run sets
 # it), THPCOW_CTL the thpcowctl to set the mode with.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -461,12 +461,12 @@ cases=(
 	module_worked          # each mode's runs took the module's path; totals
 )
 
-[[ -x $bin/cow ]] || { echo "no selftests in $bin: run tests/selftests/build first" >&2; exit 1; }
+[[ -x $bin/cow ]] || { echo "no selftests in $bin: run vm/selftests-build first" >&2; exit 1; }
 [[ -x $ctl ]] || { echo "no $ctl: make tools first" >&2; exit 1; }
 [[ -f $ko ]] || { echo "no $ko" >&2; exit 1; }
 echo 64 >/proc/sys/vm/nr_hugepages # userfaultfd hugetlb and cow's hugetlb tests
 settings_save
-# Afterwards the module is loaded as tests/vm/run left it, with no parameter.
+# Afterwards the module is loaded as vm/run left it, with no parameter.
 # shellcheck disable=SC2086 # one word per parameter
 trap 'module_off; insmod "$ko" ${THPCOW_VM_MODPARAMS:-}; rm -rf "$out"' EXIT
 tap_run "${cases[@]}"

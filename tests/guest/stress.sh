@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Data integrity under races, run inside a guest with thpcow loaded (see
-# tests/vm/stress.t): tests/prog/stress read-faults and write-faults the huge
-# zero page, forks, madvises, mprotects, unmaps, mremaps, write-protects
+# vm: --kernel 6.1 --cpus 2 --mem 2048 --timeout 460
+# Data integrity under races, run inside a guest with thpcow loaded (the vm:
+# line above is how tests/check boots it, 2 CPUs): tests/prog/stress
+# read-faults and write-faults the huge zero page, forks, madvises, mprotects, unmaps, mremaps, write-protects
 # through userfaultfd and writes with process_vm_writev, all at once, under
 # the global modes kernel, zero and copy; every byte must match at the end.
 # Also: eight readers of one 2 MiB range do not starve its writer, and the
 # stress program does catch a corrupted byte. THPCOW_STRESS_SECONDS sets the
-# length of each stress run (default 40).
+# length of each stress run (default 40; the vm: line's --timeout is
+# 4 x 40 + 300 s): a soak sets it higher, with a --timeout to match, e.g.
+#   THPCOW_STRESS_SECONDS=300 vm/run --cpus 2 --timeout 1500 -- tests/guest/stress.sh
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh

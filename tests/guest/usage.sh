@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
+# vm: --kernel 6.1 --timeout 900
 # Accounting where the memory is, against the real module, in a guest with
-# thpcow loaded (tests/vm/usage.t): 'thpcowctl usage' (table, JSON,
+# thpcow loaded (the vm: line above is how tests/check boots it): 'thpcowctl usage' (table, JSON,
 # Prometheus), debugfs 'usage', THPCOW_IOC_USAGE's checks, and 'get --pid'
 # naming the cgroup whose rule applies. Two processes in two child cgroups
 # under one parent-cgroup rule write 256 and 128 MiB after reading; each
@@ -30,9 +31,8 @@ MiB=1048576
 hold() {
 	local name=$1 dir=$2 mib=$3 i
 	shift 3
-	# not in_cgroup, a function: $! must be the pid of wrf itself
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg/$dir" "$@" \
-		"$wrf" --size "$mib" --hold </dev/null >"$out/$name" 2>"$out/$name.err" &
+	# cgroup_exec, not in_cgroup: $! must be the pid of wrf itself
+	cgroup_exec "$cg/$dir" "$@" "$wrf" --size "$mib" --hold </dev/null >"$out/$name" 2>"$out/$name.err" &
 	echo $! >"$out/$name.pid"
 	for ((i = 0; i < 1200; i++)); do
 		grep -qx ready "$out/$name" && return

@@ -194,7 +194,7 @@ dkms_declines() {
 }
 
 # The packaged source with bullseye's DKMS 2.8 and 5.10 headers, and
-# trixie's DKMS 3.x and 6.12 headers, in tests/vm/kbuild's chroots (made if
+# trixie's DKMS 3.x and 6.12 headers, in vm/kbuild's chroots (made if
 # missing: a few minutes); bookworm's is dkms_builds_package.
 dkms_in_chroots() {
 	local s out rc
@@ -203,7 +203,7 @@ dkms_in_chroots() {
 	[[ -f $(deb_of thpcow-dkms all) ]] || skip "no thpcow-dkms package (make_deb failed)"
 	for s in 5.10 6.12; do
 		rc=0
-		out=$(env -u THPCOW_WERROR tests/vm/kbuild --dkms "$(deb_of thpcow-dkms all)" "$s" 2>&1) || rc=$?
+		out=$(env -u THPCOW_WERROR vm/kbuild --dkms "$(deb_of thpcow-dkms all)" "$s" 2>&1) || rc=$?
 		grep -E '^(kbuild|built):' <<<"$out"
 		((rc == 0)) || {
 			tail -n 30 <<<"$out"

@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # tests/lib/guest.sh: what the guest-side test scripts (tests/guest/*.sh,
-# run in a guest by tests/vm/run with thpcow loaded) share. Sourced after
+# run in a guest by vm/run with thpcow loaded) share. Sourced after
 # tests/lib/tap.sh; sets up $out, a scratch directory the script removes.
 #
-#   $ctl $wrf $forkexec   thpcowctl and the workload programs
-#   $ko                   the thpcow.ko tests/vm/run loaded (for reloading)
+#   $ctl $wrf $forkexec   thpcowctl ($THPCOW_CTL if set) and the workload
+#                         programs
+#   $ko                   the thpcow.ko vm/run loaded ($THPCOW_KO if set;
+#                         for reloading)
 #   $cg                   the cgroup v2 root; cg_make/cg_clean manage a
 #                         scratch tree below it, thpcow-test/
 #   $native               1 where the kernel substitutes the huge zero page
@@ -16,6 +18,8 @@
 #                         memcg: thpcow's count, or where the kernel
 #                         substitutes itself, the kernel's (vmstat)
 #   in_cgroup DIR CMD...  run CMD as a member of cgroup DIR
+#   cgroup_exec DIR CMD...  become CMD, a member of cgroup DIR (started in
+#                         the background, $! is CMD's pid)
 #   settled KEY FILE      KEY of /proc/meminfo or /proc/vmstat after
 #                         dropping caches
 #   free_kb               free memory in kB, per-CPU lists included
@@ -24,10 +28,10 @@
 # shellcheck disable=SC2034 # for the scripts that source this
 guest_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 {
-	ctl=$guest_repo/tools/thpcowctl/thpcowctl
-	wrf=$guest_repo/tests/prog/wrf
+	ctl=${THPCOW_CTL:-$guest_repo/tools/thpcowctl/thpcowctl}
+	wrf=$guest_repo/bench/prog/wrf
 	forkexec=$guest_repo/tests/prog/forkexec
-	ko=${THPCOW_VM_MODULE:-$guest_repo/module/thpcow.ko}
+	ko=${THPCOW_KO:-${THPCOW_VM_MODULE:-$guest_repo/module/thpcow.ko}}
 	cg=/sys/fs/cgroup
 	out=$(mktemp -d)
 }
@@ -57,11 +61,12 @@ fallbacks() {
 	fi
 }
 
-in_cgroup() {
+cgroup_exec() {
 	local dir=$1
 	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }
+in_cgroup() { (cgroup_exec "$@"); }
 
 # cg_make DIR...: directories below $cg/thpcow-test; cg_clean removes the
 # tree again, deepest first.

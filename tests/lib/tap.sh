@@ -11,6 +11,17 @@
 #   )
 #   tap_run "${cases[@]}"
 #
+# Cases that only make check-all runs (a long run that repeats what another
+# case already checks, on one more series, say) follow --long:
+#
+#   long_cases=(
+#       trixie    # the same on Debian 13 (10 minutes)
+#   )
+#   tap_run "${cases[@]}" --long "${long_cases[@]}"
+#
+# With THPCOW_CHECK=all (make check-all) they are planned and run after the
+# others; without, they are not planned, and one diagnostic line names them.
+#
 # Each case runs in its own subshell with errexit on: it passes when it returns
 # 0 and fails at its first failing command (use the check helpers below for a
 # readable reason). `skip REASON` ends it as skipped. Whatever it prints goes
@@ -42,13 +53,27 @@ check_match() {
 	return 1
 }
 
-# tap_run CASE...: run the cases in order and report them.
+# tap_run CASE... [--long CASE...]: run the cases in order and report them.
 tap_run() {
-	local n=0 pass=0 fail=0 skipped=0 c rc
+	local n=0 pass=0 fail=0 skipped=0 c rc run=() long=() in_long=0
+	for c; do
+		if [[ $c == --long ]]; then
+			in_long=1
+		elif ((in_long)); then
+			long+=("$c")
+		else
+			run+=("$c")
+		fi
+	done
+	if [[ ${THPCOW_CHECK:-} == all ]]; then
+		run+=(${long[@]+"${long[@]}"})
+		long=()
+	fi
 	tap_skip_file=$(mktemp)
 	echo "TAP version 13"
-	echo "1..$#"
-	for c; do
+	echo "1..${#run[@]}"
+	((${#long[@]} == 0)) || echo "# long, not planned (THPCOW_CHECK=all, make check-all, runs them): ${long[*]}"
+	for c in ${run[@]+"${run[@]}"}; do
 		n=$((n + 1))
 		if [[ -n ${TAP_ONLY:-} && " $TAP_ONLY " != *" $c "* ]]; then
 			echo "ok $n $c # SKIP not in TAP_ONLY"

@@ -7,8 +7,8 @@ set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$tests/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$tests/../vm/lib/vm.sh"
 
 # collapse_on SERIES [RUN-OPTION...]: collapse.sh passes there.
 collapse_on() {

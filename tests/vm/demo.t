@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/vm/demo.t: make demo (tests/demo) runs and shows what the README says
+# tests/vm/demo.t: make demo (bench/demo) runs and shows what the README says
 # it shows, on a 64 MiB region to keep it short: on 6.1 the kernel's own path
 # splits every 2 MiB and faults per 4 KiB, thpcow zero takes a fault per
 # 2 MiB and no split and ends all THP, as first touch and the upstream fix.
@@ -28,8 +28,8 @@ expect() {
 }
 
 demo_runs() {
-	# Its progress lines go to stderr: shown only when it fails, with tests/vm/run's reason.
-	THPCOW_DEMO_MIB=64 "$repo/tests/demo" >"$out" 2>"$err" || {
+	# Its progress lines go to stderr: shown only when it fails, with vm/run's reason.
+	THPCOW_DEMO_MIB=64 "$repo/bench/demo" >"$out" 2>"$err" || {
 		cat "$out" "$err"
 		return 1
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/vm/direct-calls.t: thpcow.ko, as built for each kernel series (6.1 on
-# the host, the others in their release's chroot with tests/vm/kbuild), makes
+# the host, the others in their release's chroot with vm/kbuild), makes
 # no indirect call or jump that could reach a kernel function it resolved
 # itself. On a CPU that enforces IBT such a call faults: the kernel sealed the
 # ENDBR64 of every function thpcow resolves (FACTS.md). thpcow calls them
@@ -15,8 +15,8 @@ set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$tests/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$tests/../vm/lib/vm.sh"
 
 # Indirect branches known to be safe: "FUNCTION TARGET" (TARGET: the
 # relocation's symbol, pv_ops or a retpoline thunk), as extended regexes.
@@ -67,11 +67,11 @@ indirect_branches() {
 module_for() {
 	local release
 	if [[ $1 == 6.1 ]]; then
-		release=$(cat "$(tests/vm/fetch-kernel 6.1)/release") || return 1
+		release=$(cat "$(vm/fetch-kernel 6.1)/release") || return 1
 		make -s module KERNEL_DIR="/usr/src/linux-headers-$release" >&2 || return 1
 		echo "$repo/module/thpcow.ko"
 	else
-		tests/vm/kbuild "$1" 2>/dev/null
+		vm/kbuild "$1" 2>/dev/null
 	fi
 }
 
@@ -102,7 +102,6 @@ direct_6_12() { direct 6.12; }
 direct_latest() { direct latest; }
 
 cd "$repo" || exit 1
-[[ -d module ]] || { echo "1..0 # SKIP no module/ yet"; exit 0; }
 cases=(
 	direct_5_10   # bullseye's 5.10 (no IBT in that kernel: the same code)
 	direct_6_1    # bookworm's 6.1 (built without IBT: the same code)

@@ -6,7 +6,7 @@
 # default, which make check runs) or Debian 13 on 6.12 (trixie), or both.
 #
 # Offline: the root's only apt source is a local repository of what the
-# packages need that tests/vm/rootfs lacks (dkms, a compiler, the kernel's
+# packages need that vm/rootfs lacks (dkms, a compiler, the kernel's
 # headers; openssl, with which DKMS makes its signing key, and mokutil, as on
 # a host with Secure Boot), resolved by the host's apt against the root's
 # dpkg status and downloaded once (the thpcow cache's apt/SUITE). What is
@@ -30,25 +30,29 @@
 # Measured on the 2-core machine with other TCG guests running (load 2-5),
 # the cached root ready: bookworm about 6 minutes (apt-get install with
 # DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
-# tests/vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
-# bookworm only. Cold, add the downloads (about 45 packages), tests/vm/rootfs
-# SUITE and preparing the root (about a minute for bookworm, two for trixie).
+# vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
+# bookworm only, and make check-all trixie too (its long cases). Cold, add
+# the downloads (about 45 packages), vm/rootfs SUITE and preparing the root
+# (about a minute for bookworm, two for trixie).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$here/../lib/vm.sh" # repo, vm_scratch, vm_cache
-# shellcheck source=SCRIPTDIR/../lib/sysguest.sh
-source "$here/../lib/sysguest.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$here/../../vm/lib/vm.sh" # repo, vm_scratch, vm_cache
+# shellcheck source=SCRIPTDIR/../../vm/lib/sysguest.sh
+source "$here/../../vm/lib/sysguest.sh"
+# shellcheck source=SCRIPTDIR/../lib/inguest.sh
+source "$here/../lib/inguest.sh" # inguest_files
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$here/../lib/tap.sh"
 cd "$repo" || exit 1
 
 timeout=1200
-suites=(bookworm)
+# make check runs bookworm's three boots; trixie's are long (make check-all)
+suites=(bookworm) long_suites=(trixie)
 if [[ ${1:-} == --suite ]]; then
 	case ${2:-} in
-	bookworm | trixie) suites=("$2") ;;
-	all) suites=(bookworm trixie) ;;
+	bookworm | trixie) suites=("$2") long_suites=() ;;
+	all) suites=(bookworm trixie) long_suites=() ;;
 	*) echo "usage: packages.t [--suite bookworm|trixie|all]" >&2; exit 2 ;;
 	esac
 fi
@@ -66,15 +70,15 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 	tail -n 20 "$vm_scratch/deb.log" >&2
 	bail "make deb failed"
 }
-make -s -C tests/prog wrf >&2 || bail "building tests/prog/wrf failed"
+make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
 # suite SUITE: the suite's kernel series, TCG threads and apt lists (the
-# host's for bookworm; for trixie those of tests/vm/fetch-kernel 6.12).
+# host's for bookworm; for trixie those of vm/fetch-kernel 6.12).
 suite() {
 	case $1 in
 	bookworm) series=6.1 threads=multi apt_lists=() ;;
-	# as tests/vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
+	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
 	trixie) series=6.12 threads=single apt_lists=(-o "Dir::Etc::SourceList=$vm_cache/6.12/apt/sources.list"
 		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$vm_cache/6.12/apt/lists") ;;
 	esac
@@ -163,7 +167,7 @@ prepare_root() {
 # root with the two .debs in /var/local/thpcow-debs and the test unit.
 image() {
 	local s=$1 base prepared root=$vm_scratch/root
-	base=$(tests/vm/rootfs "$s") || { echo "no $s root filesystem (tests/vm/rootfs $s)"; return 1; }
+	base=$(vm/rootfs "$s") || { echo "no $s root filesystem (vm/rootfs $s)"; return 1; }
 	needed "$s" "$base" || return 1
 	prepared=$(prepare_root "$s" "$base") || { echo "preparing the $s root failed"; return 1; }
 	rm -rf "$root"
@@ -174,7 +178,8 @@ image() {
 	# kernel's command line ($$: systemd's $)
 	# shellcheck disable=SC2016 # the guest's sh expands it
 	sysguest_test_unit "$root" tests/guest/packages.sh \
-		'for w in $$(cat /proc/cmdline); do case $$w in thpcow_stage=*) s=$${w#*=} ;; esac; done; /opt/thpcow-test/tests/guest/packages.sh $$s >tap-$$s.new 2>&1; mv tap-$$s.new tap-$$s; sync' ||
+		'for w in $$(cat /proc/cmdline); do case $$w in thpcow_stage=*) s=$${w#*=} ;; esac; done; /opt/thpcow-test/tests/guest/packages.sh $$s >tap-$$s.new 2>&1; mv tap-$$s.new tap-$$s; sync' \
+		"${inguest_files[@]}" ||
 		return 1
 	echo "$version" >"$root/var/lib/thpcow-test/version"
 	sysguest_disk "$root" "$vm_scratch/$s.img" || return 1
@@ -202,7 +207,7 @@ boot() {
 install() {
 	local t0=$SECONDS
 	suite "$1"
-	kdir=$(tests/vm/fetch-kernel "$series") || { echo "no $series kernel (tests/vm/fetch-kernel $series)"; return 1; }
+	kdir=$(vm/fetch-kernel "$series") || { echo "no $series kernel (vm/fetch-kernel $series)"; return 1; }
 	release=$(cat "$kdir/release")
 	image "$1" || return 1
 	echo "$1: the root disk made in $((SECONDS - t0)) s"
@@ -211,19 +216,25 @@ install() {
 # again SUITE STAGE [PREVIOUS]: a later boot, if the one before it ran.
 again() {
 	suite "$1"
-	kdir=$(tests/vm/fetch-kernel "$series") || return 1
+	kdir=$(vm/fetch-kernel "$series") || return 1
 	[[ -s $vm_scratch/tap-$1-$3 ]] || skip "the $3 boot did not run"
 	boot "$1" "$2"
 }
 
-cases=()
-for s in "${suites[@]}"; do
+# SUITE's three boots, as one case each
+for s in "${suites[@]}" "${long_suites[@]}"; do
 	eval "install_$s() { install $s; }; reboot_$s() { again $s reboot install; }
 		purge_$s() { again $s purge reboot; rm -f \"\$vm_scratch/$s.img\"; }"
-	cases+=(
-		"install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
-		"reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
-		"purge_$s"   # the rule after a reboot; purge leaves nothing
-	)
 done
-tap_run "${cases[@]}"
+# boots SUITE...: the cases of each SUITE
+boots() {
+	local s
+	for s; do
+		echo "install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
+		echo "reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
+		echo "purge_$s"   # the rule after a reboot; purge leaves nothing
+	done
+}
+mapfile -t cases < <(boots "${suites[@]}")
+mapfile -t long_cases < <(boots "${long_suites[@]}")
+tap_run "${cases[@]}" --long "${long_cases[@]}"

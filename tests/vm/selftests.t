@@ -2,27 +2,27 @@
 # tests/vm/selftests.t: the kernel's own mm selftests, each run with thpcow
 # off and in the modes zero and copy (the global mode), must pass and fail the
 # same sub-tests but for the differences listed with their reasons in
-# tests/guest/selftests.sh: one guest, one case per kernel series (5.10, 6.1,
-# 6.12, latest). The programs come from each series' own Debian source package
+# tests/guest/selftests.sh: one guest, one case per kernel series (6.1 and
+# 6.12; make check-all adds 5.10 and latest). The programs come from each series' own Debian source package
 # (cow from the newest), built on the host into the cache by
-# tests/selftests/build (the first time it fetches four linux-source packages
+# vm/selftests-build (the first time it fetches four linux-source packages
 # with apt, about 3 minutes; building them again from those, 2.5 minutes).
 # The guest's TAP, with its counts per program and run, becomes this case's
 # diagnostics; a kernel oops, warning or lockup fails the run through
-# tests/vm/run. thpcow runs with assume_ibt=1 (as on a CPU that enforces
+# vm/run. thpcow runs with assume_ibt=1 (as on a CPU that enforces
 # IBT: tests/vm/ibt.t), which changes nothing else. About 2-6 minutes a kernel here (TCG, 2 shared cores; the
 # slow programs are bounded in tests/guest/selftests.sh and
-# tests/selftests/build, each bound the same in every mode).
+# vm/selftests-build, each bound the same in every mode).
 set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$tests/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$tests/../vm/lib/vm.sh"
 
 # selftests_on SERIES: tests/guest/selftests.sh in a guest of SERIES.
 selftests_on() {
-	[[ -n $built ]] || { echo "tests/selftests/build failed:" && tail -n 30 "$vm_scratch/build.log" && return 1; }
+	[[ -n $built ]] || { echo "vm/selftests-build failed:" && tail -n 30 "$vm_scratch/build.log" && return 1; }
 	THPCOW_SELFTESTS_BIN=$built/$1 vm_run --kernel "$1" --modparams assume_ibt=1 \
 		--mem 3072 --timeout 1500 -- tests/guest/selftests.sh
 	echo "$vm_stdout"
@@ -35,11 +35,15 @@ selftests_6_12() { selftests_on 6.12; }
 selftests_latest() { selftests_on latest; }
 
 cd "$repo" || exit 1
-built=$(tests/selftests/build 2>"$vm_scratch/build.log") || built=''
+built=$(vm/selftests-build 2>"$vm_scratch/build.log") || built=''
 cases=(
-	selftests_5_10   # bullseye's 5.10 (selftests/vm; 6.1's programs where 5.10 has none)
 	selftests_6_1    # bookworm's 6.1 (selftests/vm)
 	selftests_6_12   # trixie's 6.12 (selftests/mm)
+)
+# make check-all only: the same comparison on one more series of each
+# tree; make check runs core.sh and modes.sh with thpcow there (compat.t)
+long_cases=(
+	selftests_5_10   # bullseye's 5.10 (selftests/vm; 6.1's programs where 5.10 has none)
 	selftests_latest # trixie-backports' 7.x (selftests/mm), where the kernel substitutes itself
 )
-tap_run "${cases[@]}"
+tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -1,13 +1,13 @@
 # shellcheck shell=bash
-# tests/lib/sysguest.sh: boot a Debian root filesystem (a directory on the
-# host, e.g. a copy of tests/vm/rootfs) with systemd as init in a QEMU guest,
-# for tests/vm/systemd.t and tests/vm/packages.t. Needs tests/lib/vm.sh
+# vm/lib/sysguest.sh: boot a Debian root filesystem (a directory on the
+# host, e.g. a copy of vm/rootfs) with systemd as init in a QEMU guest,
+# for tests/vm/systemd.t and tests/vm/packages.t. Needs vm/lib/vm.sh
 # ($vm_scratch). The root is the guest's over 9p, read-write (what the guest
 # leaves there is its result), or a disk of its own: an ext4 image made from
 # the directory (sysguest_disk), read back with debugfs.
 #
 #   sysguest_boot KDIR ROOT TIMEOUT [THREADS [APPEND]]
-#       boot KDIR's kernel (tests/vm/fetch-kernel) and initramfs, with /init
+#       boot KDIR's kernel (vm/fetch-kernel) and initramfs, with /init
 #       replaced by one that mounts ROOT and switches to its /sbin/init;
 #       console in $vm_scratch/console.log; returns QEMU's exit status (124
 #       after TIMEOUT seconds). THREADS: multi (default) or single (TCG);
@@ -16,16 +16,17 @@
 #       takes from the kernel's package in KDIR/debs).
 #   sysguest_disk ROOT IMAGE
 #       make IMAGE, an ext4 file system of 8 GiB (sparse) holding ROOT
-#   sysguest_test_unit ROOT SCRIPT COMMAND
-#       copy SCRIPT (tests/guest/NAME.sh), its helpers and tests/prog/wrf to
-#       ROOT's /opt/thpcow-test, and make ROOT run COMMAND (sh -c, in
+#   sysguest_test_unit ROOT SCRIPT COMMAND [FILE...]
+#       copy SCRIPT and the FILEs it needs (paths in the repository) to
+#       ROOT's /opt/thpcow-test, at the same paths below it, and make ROOT
+#       run COMMAND (sh -c, in
 #       /var/lib/thpcow-test) at boot as thpcow-test.service, after
 #       thpcow.service, then power off; no gettys (a quicker boot)
 #   sysguest_problems RC TIMEOUT
 #       print why and return 1 if the boot timed out or the guest kernel
 #       warned, oopsed or locked up (the guest panics on a WARN).
 
-: "${vm_scratch:?source tests/lib/vm.sh first}" "${repo:?}"
+: "${vm_scratch:?source vm/lib/vm.sh first}" "${repo:?}"
 sysguest_kernel_problems='WARNING: CPU:|BUG:|Oops|Call Trace|detected stall|soft lockup|hard LOCKUP|blocked for more than|Kernel panic'
 
 # the modules a root on an ext4 virtio disk needs, in load order
@@ -59,7 +60,7 @@ sysguest_boot() {
 	local kdir=$1 root=$2 timeout=$3 threads=${4:-multi} append=${5:-} kernel rc t0 members=init
 	local rootdev=(-virtfs "local,path=${root//,/,,},mount_tag=thpcow-root,security_model=none,multidevs=remap")
 	mkdir -p "$vm_scratch/initrd"
-	# Stage 1: the initramfs of tests/vm/fetch-kernel (busybox, the virtio
+	# Stage 1: the initramfs of vm/fetch-kernel (busybox, the virtio
 	# and 9p modules), with this /init instead (a later cpio member
 	# replaces an earlier one): the root over 9p, read-write, or the
 	# disk's, then systemd.
@@ -112,11 +113,11 @@ INIT
 }
 
 sysguest_test_unit() {
-	local root=$1 t=$1/opt/thpcow-test
-	mkdir -p "$t/tests/guest" "$t/tests/lib" "$t/tests/prog" "$root/var/lib/thpcow-test"
-	cp "$repo/$2" "$t/tests/guest/" &&
-		cp "$repo/tests/lib/tap.sh" "$repo/tests/lib/inguest.sh" "$t/tests/lib/" &&
-		cp "$repo/tests/prog/wrf" "$repo/tests/prog/thpmix" "$t/tests/prog/" || return 1
+	local root=$1 t=$1/opt/thpcow-test f
+	mkdir -p "$root/var/lib/thpcow-test"
+	for f in "$2" "${@:4}"; do
+		mkdir -p "$t/$(dirname "$f")" && cp "$repo/$f" "$t/$f" || return 1
+	done
 	cat >"$root/etc/systemd/system/thpcow-test.service" <<UNIT
 [Unit]
 Description=$2, then power off

@@ -7,14 +7,14 @@
 # interleaved in a rotated order. Prints JSON lines (faultbench's keys plus
 # w, kernel, case, rep).
 set -euo pipefail
-# shellcheck source=SCRIPTDIR/bench-lib.sh
-source "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$0")/lib.sh"
 reps=${THPCOW_BENCH_W6_REPS:-3}
 size=${THPCOW_BENCH_W6_MIB:-256}
 iters=${THPCOW_BENCH_W6_ITERS:-2}
 
 have_module || {
-	echo "bench-copy.sh: mode copy needs the module" >&2
+	echo "bench/guest/copy.sh: mode copy needs the module" >&2
 	exit 1
 }
 fb=("$faultbench" forkwrite --size "$size" --iters "$iters")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * warnmod: a test-only module for tests/vm/bench.t, never shipped. Loaded
- * with warn=1 it WARNs, which tests/vm/run must report as a failed run (exit
+ * warnmod: a test-only module for vm/tests/run.t, never shipped. Loaded
+ * with warn=1 it WARNs, which vm/run must report as a failed run (exit
  * 125) whatever the command returned; loaded with warn=0 it only taints the
  * kernel O and E, which must not fail the run.
  */

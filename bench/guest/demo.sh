@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo's guest side (see tests/demo): the seed's mechanism, write after
+# The demo's guest side (see bench/demo): the seed's mechanism, write after
 # read, on this guest's kernel, one line per case:
 #   CASE|time_ns|faults|faults_per_2m|thp_split_pmd|anon_huge_kb|read_rss_kb|verify
 # Cases: the stock path, thpcow 'zero' (when the module is loaded), and a
@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-wrf=$repo/tests/prog/wrf
+wrf=$repo/bench/prog/wrf
 ctl=$repo/tools/thpcowctl/thpcowctl
 size=${THPCOW_DEMO_MIB:-1024}
 

@@ -1,12 +1,12 @@
 # shellcheck shell=bash
-# What make bench's guest scripts (tests/guest/bench-*.sh) share. Sourced.
+# What make bench's guest scripts (bench/guest/*.sh) share. Sourced.
 # Each script prints JSON lines: one object per measurement, with the
 # workload ("w"), the case, the repetition and the kernel's release.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # The programs and the module, overridable (bench/run passes its choice).
 ctl=${THPCOW_BENCH_CTL:-$repo/tools/thpcowctl/thpcowctl}
-wrf=${THPCOW_BENCH_WRF:-$repo/tests/prog/wrf}
+wrf=${THPCOW_BENCH_WRF:-$repo/bench/prog/wrf}
 # shellcheck disable=SC2034 # for the scripts that source this
 faultbench=$repo/bench/prog/faultbench
 # shellcheck disable=SC2034

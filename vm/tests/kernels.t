@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# tests/vm/kernels.t: the bench boots every kernel series it offers, and
+# vm/tests/kernels.t: the harness boots every kernel series it offers, and
 # builds and loads the module for a series other than the host's 6.1
 # (tests/vm/compat.t runs the module's tests there).
 set -uo pipefail
-tests=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=SCRIPTDIR/../lib/tap.sh
-source "$tests/lib/tap.sh"
+vm=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../../tests/lib/tap.sh
+source "$vm/../tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+source "$vm/lib/vm.sh"
 
 # boots SERIES REGEX: the guest's uname -r matches REGEX and THP is on.
 boots() {
@@ -22,10 +22,9 @@ boots_5_10() { boots 5.10 '^5\.10\.[0-9]+-[0-9]+-amd64$'; }
 boots_6_12() { boots 6.12 '^6\.12\.[0-9]+\+deb13-amd64$'; }
 boots_latest() { boots latest '^[7-9]\.[0-9]+\.[0-9]+\+deb13-amd64$'; }
 
-# With the module asked for on another series, the bench builds it in that
-# series' chroot (tests/vm/kbuild), loads it and names it to COMMAND.
+# With the module asked for on another series, the harness builds it in that
+# series' chroot (vm/kbuild), loads it and names it to COMMAND.
 module_built_elsewhere() {
-	[[ -d $repo/module ]] || skip "no module/ yet"
 	# shellcheck disable=SC2016 # for the guest's shell
 	vm_run --kernel 6.12 -- sh -c 'cat /sys/module/thpcow/version; echo "$THPCOW_VM_MODULE"'
 	vm_expect_rc 0

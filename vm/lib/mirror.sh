@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# tests/lib/mirror.sh: the Debian mirror URIs the host's apt already uses,
-# for tests/vm/fetch-kernel and tests/vm/kbuild, which reach other suites
+# vm/lib/mirror.sh: the Debian mirror URIs the host's apt already uses,
+# for vm/fetch-kernel and vm/kbuild, which reach other suites
 # (bullseye, trixie, their security suites, trixie-backports) through them.
 #   mirror main|security   print the URI of the main or the security archive
 

@@ -8,8 +8,8 @@
 # defaults against thpcowctl collapse --await-postcopy, and collapse on a
 # guest that touched a tenth of its RAM. Prints JSON lines.
 set -euo pipefail
-# shellcheck source=SCRIPTDIR/bench-lib.sh
-source "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$0")/lib.sh"
 reps=${THPCOW_BENCH_W5_REPS:-3}
 ram=${THPCOW_BENCH_MIG_MIB:-1024}
 postcopy=${THPCOW_BENCH_POSTCOPY:-1}
@@ -24,7 +24,7 @@ mig() {
 	out=$(python3 "$repo/bench/mig.py" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
 	[[ $case != nozero ]] || echo 1 >"$thp/use_zero_page"
 	((rc == 0)) || {
-		echo "bench-mig.sh: $case failed ($rc)" >&2
+		echo "bench/guest/mig.sh: $case failed ($rc)" >&2
 		return 1
 	}
 	json_wrap "\"w\":5,\"kernel\":\"$release\",\"rep\":$rep" <<<"$out"

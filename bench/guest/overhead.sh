@@ -12,8 +12,8 @@
 #             (the fork and exit probes look every process up)
 # Prints JSON lines (faultbench's keys plus w, kernel, config, rep).
 set -euo pipefail
-# shellcheck source=SCRIPTDIR/bench-lib.sh
-source "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$0")/lib.sh"
 reps=${THPCOW_BENCH_W3_REPS:-8}
 q=${THPCOW_BENCH_QUICK:-0}
 tests=(
@@ -71,7 +71,7 @@ configure() {
 }
 
 [[ -e $module_ko ]] || {
-	echo "bench-overhead.sh: no module $module_ko" >&2
+	echo "bench/guest/overhead.sh: no module $module_ko" >&2
 	exit 1
 }
 # warm up: every test once

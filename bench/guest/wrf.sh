@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # make bench, workloads 1 and 2, in a guest (bench/run boots it):
-#   bench-wrf.sh w1: write after read (the seed's mechanism): MiB read one
+#   bench/guest/wrf.sh w1: write after read (the seed's mechanism): MiB read one
 #     byte per 2 MiB, then written one byte per 4 KiB, for each case:
 #     stock (mode kernel), zero (thpcow), first-touch (no read: the
 #     floor), nozero (use_zero_page=0). Only stock and first-touch without
 #     the module (the upstream-fixed kernel).
-#   bench-wrf.sh w2: the same with 1, 2 and 4 writer threads, each on its
+#   bench/guest/wrf.sh w2: the same with 1, 2 and 4 writer threads, each on its
 #     own slice of W2_MIB: stock, zero, first-touch.
 # Repetitions are interleaved, each round in a rotated order. Prints JSON
-# lines (tests/prog/wrf's keys, plus w, kernel, case, rep, proc_ns: the
+# lines (bench/prog/wrf's keys, plus w, kernel, case, rep, proc_ns: the
 # whole process, read phase included).
 set -euo pipefail
-# shellcheck source=SCRIPTDIR/bench-lib.sh
-source "$(dirname "$0")/bench-lib.sh"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "$0")/lib.sh"
 what=${1:?w1 or w2}
 size=${THPCOW_BENCH_MIB:-1024}
 
@@ -54,7 +54,7 @@ w2)
 	done
 	;;
 *)
-	echo "bench-wrf.sh: w1 or w2" >&2
+	echo "bench/guest/wrf.sh: w1 or w2" >&2
 	exit 2
 	;;
 esac

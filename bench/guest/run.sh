@@ -4,18 +4,18 @@
 # with a line of progress on stderr for each.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${THPCOW_VM_OUT:?not in a tests/vm/run guest}
+out=${THPCOW_VM_OUT:?not in a vm/run guest}
 for w in "$@"; do
 	t0=${EPOCHREALTIME/./}
 	echo "bench: $(uname -r): $w ..." >&2
 	case $w in
-	w1 | w2) "$here/bench-wrf.sh" "$w" ;;
-	w3) "$here/bench-overhead.sh" ;;
-	w4) "$here/bench-khugepaged.sh" ;;
-	w5) "$here/bench-mig.sh" ;;
-	w6) "$here/bench-copy.sh" ;;
+	w1 | w2) "$here/wrf.sh" "$w" ;;
+	w3) "$here/overhead.sh" ;;
+	w4) "$here/khugepaged.sh" ;;
+	w5) "$here/mig.sh" ;;
+	w6) "$here/copy.sh" ;;
 	*)
-		echo "bench-run.sh: no workload $w" >&2
+		echo "bench/guest/run.sh: no workload $w" >&2
 		exit 2
 		;;
 	esac >"$out/$w.jsonl"

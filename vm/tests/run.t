@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # $ in single quotes is for the guest's shell
-# tests/vm/bench.t: the test bench's own tests. Each case is one tests/vm/run
+# vm/tests/run.t: the harness's own tests. Each case is one vm/run
 # of Debian's 6.1 kernel, without the thpcow module; a test-only module,
-# tests/vm/warnmod, stands in where a module is needed.
+# vm/warnmod, stands in where a module is needed.
 set -uo pipefail
-tests=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=SCRIPTDIR/../lib/tap.sh
-source "$tests/lib/tap.sh"
+vm=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../../tests/lib/tap.sh
+source "$vm/../tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/vm.sh
-source "$tests/lib/vm.sh"
+source "$vm/lib/vm.sh"
 
-# bookworm's current 6.1 ABI, asked of apt here rather than of the bench.
+# bookworm's current 6.1 ABI, asked of apt here rather than of the harness.
 debian_6_1_release() {
 	apt-cache show --no-all-versions linux-image-amd64 |
 		sed -n 's/^Depends:.*linux-image-\([^ ,]*\).*/\1/p'
@@ -19,12 +19,12 @@ debian_6_1_release() {
 # warnmod built for the 6.1 guest, in the cache (which the guest sees).
 build_warnmod() {
 	local release headers dir
-	release=$(cat "$("$repo/tests/vm/fetch-kernel" 6.1)/release")
+	release=$(cat "$("$repo/vm/fetch-kernel" 6.1)/release")
 	headers=/usr/src/linux-headers-$release
 	[[ -d $headers ]] || skip "no $headers (make deps installs it)"
 	dir=$vm_cache/warnmod/$release
 	mkdir -p "$dir"
-	cp -u "$repo"/tests/vm/warnmod/{warnmod.c,Kbuild} "$dir/"
+	cp -u "$repo"/vm/warnmod/{warnmod.c,Kbuild} "$dir/"
 	make -s -C "$headers" M="$dir" modules >/dev/null 2>&1 || make -C "$headers" M="$dir" modules
 	warnmod=$dir/warnmod.ko
 }
@@ -49,7 +49,7 @@ thp_enabled() {
 host_file_same_path() {
 	local f=$vm_scratch/hello dir
 	echo "from the host $RANDOM$RANDOM" >"$f"
-	dir=$(mktemp -d /tmp/thpcow-bench.XXXXXX)
+	dir=$(mktemp -d /tmp/thpcow-vm-test.XXXXXX)
 	echo "from the host's /tmp" >"$dir/there"
 	cd "$dir" || return
 	vm_run --no-module -- sh -c "cat '$f' there"
@@ -110,9 +110,9 @@ taint_fails_run() {
 # An RCU stall or a "BUG: sleeping function called from invalid context"
 # neither panics nor always taints: the kernel log is searched for them too.
 log_problem_fails_run() {
-	vm_run --no-module -- sh -c 'echo "BUG: written by bench.t" >/dev/kmsg'
+	vm_run --no-module -- sh -c 'echo "BUG: written by run.t" >/dev/kmsg'
 	vm_expect_rc 125
-	check_match "$vm_stderr" 'BUG: written by bench.t' "the line in the excerpt"
+	check_match "$vm_stderr" 'BUG: written by run.t' "the line in the excerpt"
 }
 
 insmod_failure_fails_run() {

@@ -451,7 +451,7 @@ W5_AFTER_LABEL = {('khugepaged', 100): 'khugepaged (defaults)',
 
 
 def w5_after(rows, s5, md, plots):
-    """The postcopy variant that goes on after completion (issue 16)."""
+    """The postcopy variant that goes on after completion (collapse after postcopy)."""
     if not rows:
         return
     ram = rows[0]['ram_mib']
@@ -617,7 +617,7 @@ def headline(summary):
                       f"{fmt_stat(e['process_x_first_touch'])} | {fmt(e['faults_per_2m'], 1)} | "
                       f"{fmt(e['thp_split_pmd'], 0)} | {fmt(e['anon_huge_pct'], 1)} | "
                       f"{fmt(e['read_rss_mib'], 0)} |")
-    md += ['', 'The goals of issues 6, 14 and 16 (Debian 6.1, thpcow zero):\n',
+    md += ['', 'The goals (Debian 6.1, thpcow zero):\n',
            '| goal | target | measured | |', '|---|---|---|---|']
     z1 = s1.get('6.1', {}).get('zero', {})
     md.append('| 1: writes, zero × first touch ' + goal(z1.get('x_first_touch'), '≤ 1.10',
@@ -642,7 +642,7 @@ def headline(summary):
                                                       if x.get('fastest') else '') for x in st)))
     reuse = summary.get('w3', {}).get('reuse', {})
     for k, who in (('none_x', 'no policy'), ('other_x', "another process's policy")):
-        md.append(f'| 3 (issue 14): {W3_LABEL["reuse"]}, loaded × unloaded, {who} '
+        md.append(f'| 3: {W3_LABEL["reuse"]}, loaded × unloaded, {who} '
                   + goal(reuse.get(k), '≤ 1.03 (fastest runs)', lambda x: x <= 1.03,
                          fmt_stat(reuse.get(k), 3) + (f" (fastest runs {fmt(reuse[k]['fastest'], 3)})"
                                                       if reuse.get(k, {}).get('fastest') else '')))
@@ -665,7 +665,7 @@ def headline(summary):
         w6s = summary.get('w6', {}).get(stride, {})
         c6, k6 = w6s.get('copy', {}), w6s.get('stock', {})
         md.append(f'| 6: copy, fork then write {what}, child\'s time × stock '
-                  + goal(c6.get('x_stock'), 'a bench line (issue 8)', lambda _: 'measured',
+                  + goal(c6.get('x_stock'), 'a bench line (measured, no target)', lambda _: 'measured',
                          f"{fmt_stat(c6.get('x_stock'))}; its new memory "
                          f"{fmt(c6.get('private_mib'), 1)} MiB vs stock's "
                          f"{fmt(k6.get('private_mib'), 1)} MiB"))

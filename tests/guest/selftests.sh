@@ -54,7 +54,7 @@ allowed=(
 	# to it in the child and expects the child's PMD to be split ("Trigger CoW
 	# on page 255 of 512" checks for no THP), so that khugepaged then finds
 	# ptes shared with the parent. 'copy' gives the child a whole new THP
-	# instead (its purpose, issue 8): there is no PTE left to share, the check
+	# instead (what 'copy' is for): there is no PTE left to share, the check
 	# fails, and from 6.1 on the child exits at the next collapse check
 	# ("Unexpected huge page"), so its later steps do not run. The parent's
 	# "Check if parent still has huge page" passes in every mode. 5.10 has no

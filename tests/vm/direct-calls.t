@@ -3,7 +3,8 @@
 # the host, the others in their release's chroot with vm/kbuild), makes
 # no indirect call or jump that could reach a kernel function it resolved
 # itself. On a CPU that enforces IBT such a call faults: the kernel sealed the
-# ENDBR64 of every function thpcow resolves (FACTS.md). thpcow calls them
+# ENDBR64 of every function whose address it never takes, at boot
+# (apply_seal_endbr), which includes every function thpcow resolves. thpcow calls them
 # through static calls, which the kernel patches into direct calls (the module
 # checks that at load, module/compat/ibt.c); this reads the code as built.
 #

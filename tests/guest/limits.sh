@@ -11,7 +11,8 @@
 #    right data), the THPs that do not fit counted as charge fallbacks.
 #  - no free 2 MiB block (tests/prog/fragment, THP defrag 'never'): every
 #    fault that could not get a THP splits as stock and is counted.
-#  - rmmod/insmod 50 times while 4 processes fault at full speed.
+#  - rmmod/insmod 10 times (50 in make check-all: THPCOW_CHECK=all) while 4
+#    processes fault at full speed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -23,6 +24,9 @@ fragment=$guest_repo/tests/prog/fragment
 thp=/sys/kernel/mm/transparent_hugepage
 size=64 # MiB per run: 32 huge pages
 regions=$((size / 2))
+# reload_under_load's cycles: each takes about 7 s here (RCU-tasks, SRCU)
+reloads=10
+[[ ${THPCOW_CHECK:-} != all ]] || reloads=50
 
 # thps_of NAME: the THPs that back wrf run NAME's region at its end.
 thps_of() { echo $(($(val "$1" anon_huge_kb) / 2048)); }
@@ -107,7 +111,7 @@ thp_alloc_failure() {
 	}
 }
 
-# rmmod/insmod 50 times while four processes write-fault zero-page memory
+# rmmod/insmod $reloads times while four processes write-fault zero-page memory
 # under the global mode 'zero' that each load sets: no oops (vm/run
 # checks), no corrupt data, every process still running at the end and
 # gone when killed, no rule left, no huge page left behind, and the free
@@ -120,11 +124,11 @@ reload_under_load() {
 		"$wrf" --size 16 --verify --repeat 1000000 >/dev/null 2>"$out/reload-$i" &
 		pids+=($!)
 	done
-	for ((i = 1; i <= 50; i++)); do
+	for ((i = 1; i <= reloads; i++)); do
 		rmmod thpcow
 		insmod "$ko" default_mode=zero
 		sleep 0.2
-		((i % 10)) || echo "$i cycles at $SECONDS s"
+		((i % 10)) || echo "$i cycles of $reloads at $SECONDS s"
 	done
 	check_eq "$(stat_of policies)" 0 "rules after the cycles"
 	(($(stat_of substituted) > 0)) || {
@@ -166,7 +170,7 @@ reload_under_load() {
 cases=(
 	memcg_parity      # memory.max just above the working set: kernel = zero
 	thp_alloc_failure # no free 2 MiB block: stock split, counted
-	reload_under_load # 50 rmmod/insmod under 4 faulting processes
+	reload_under_load # rmmod/insmod under 4 faulting processes
 )
 tap_run "${cases[@]}"
 guest_done $?

@@ -144,11 +144,42 @@ tap_run a --long b'
 	check_match "$out" $'\n1\\.\\.2\n' "make check-all's plan"
 }
 
+# A bare "# vm:" is a run with vm/run's defaults, a tab after the colon
+# is a space; a line the shell could not split (an open quote) fails,
+# naming the line, and runs nothing.
+header_forms() {
+	with guest/a.sh='# vm:
+# vm:	--kernel 6.12
+echo 1..1; echo ok 1 x'
+	check_eq "$last" "2 passed, 0 failed" "last line"
+	check_eq "$runs" $'\n[--kernel][6.12]' "vm/run's options"
+	with guest/a.sh='# vm: --timeout 9 "x
+echo 1..1; echo ok 1 x'
+	check_eq "$last" "0 passed, 1 failed" "a bad header's last line"
+	check_eq "$rc" 1 "a bad header's exit status"
+	check_eq "$runs" "" "a bad header's runs"
+	check_match "$out" 'tests/guest/a\.sh: FAILED: a bad "# vm:" line: --timeout 9 "x' "the reason"
+}
+
+# Every guest script of the real tree runs somewhere: it has a "# vm:" line,
+# or a tests/vm/*.t names it (a header mistyped or pushed below the leading
+# comments would drop it from make check without a word).
+guest_scripts_all_run() {
+	local g name orphans=()
+	for g in "$repo"/tests/guest/*.sh; do
+		name=tests/guest/${g##*/}
+		grep -qE '^# vm(-all)?:( |	|$)' <(awk '!/^#/ { exit } { print }' "$g") && continue
+		grep -qF "$name" "$repo"/tests/vm/*.t && continue
+		orphans+=("$name")
+	done
+	check_eq "${orphans[*]}" "" "guest scripts that nothing runs"
+}
+
 # Each file's time, then the slowest and the total, before the last line.
 times_shown() {
 	with host/a.t='sleep 0.3; echo 1..1; echo ok 1 x' host/b.t='echo 1..1; echo ok 1 y'
 	check_match "$out" $'\nok 1 x\n# ---- tests/host/a\\.t: 0\\.[3-9] s\n' "a.t's time after its TAP"
-	check_match "$(tail -n 5 <<<"$out")" $'^# the slowest:\n#  +0\\.[3-9] s  tests/host/a\\.t\n#  +[0-9.]+ s  tests/host/b\\.t\n# total: [0-9]+\\.[0-9] s for 2 files[^\n]*\n2 passed, 0 failed$' \
+	check_match "$(tail -n 5 <<<"$out")" $'^# the slowest:\n#  +0\\.[3-9] s  tests/host/a\\.t\n#  +[0-9.]+ s  tests/host/b\\.t\n# total: [0-9]+\\.[0-9] s for 2 runs[^\n]*\n2 passed, 0 failed$' \
 		"the slowest first, the total, then the last line"
 }
 
@@ -166,6 +197,8 @@ cases=(
 	header_run_status_counts # a header-driven run's exit status counts
 	vm_all_only_in_check_all # "# vm-all:" only with THPCOW_CHECK=all (make check-all)
 	long_cases          # tap_run --long: planned only with THPCOW_CHECK=all
+	header_forms        # a bare "# vm:", a tab; an unsplittable line fails
+	guest_scripts_all_run # every tests/guest/*.sh has a header or a tests/vm/*.t
 	times_shown         # each file's time; the slowest and the total before the last line
 )
 tap_run "${cases[@]}"

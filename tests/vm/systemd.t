@@ -81,7 +81,7 @@ boot() {
 # The guests' TAP, numbered on: "ok N SERIES: CASE", diagnostics as they
 # are, their own version and plan lines dropped; the plan last.
 echo "TAP version 13"
-n=0 fail=0
+n=0 fail=0 plan=''
 for s in "${serieses[@]}"; do
 	tap=$vm_scratch/tap-$s
 	if boot "$s" >"$vm_scratch/why-$s" 2>&1; then
@@ -95,6 +95,13 @@ for s in "${serieses[@]}"; do
 			{ print }' "$tap"
 		n=$((n + $(grep -cE '^(not )?ok [0-9]+' "$tap")))
 		! grep -qE '^not ok [0-9]+' "$tap" || fail=1
+		# a guest run cut short: its own plan unmet, or no totals line
+		plan=$(sed -n 's/^1\.\.\([0-9]\+\).*/\1/p' "$tap" | head -n 1)
+		if [[ $plan != "$(grep -cE '^(not )?ok [0-9]+' "$tap")" ]] ||
+			! grep -qE '^# Totals: .*fail:0' "$tap"; then
+			n=$((n + 1)) fail=1
+			echo "not ok $n $s: tests/guest/systemd.sh planned ${plan:-no} cases and did not end with its totals"
+		fi
 	else
 		n=$((n + 1)) fail=1
 		echo "not ok $n $s: the guest ran tests/guest/systemd.sh"

@@ -12,9 +12,9 @@
 # Each case loads thpcow with assume_ibt=1 and checks what it reports: the
 # parameter (read-only), IBT taken as enforced, the kernel functions called
 # directly with their call sites checked, how many have a sealed ENDBR64, and
-# `thpcowctl status`. On 6.12 (and on 7.x in make check-all) the CLI's and
-# the stress tests (tests/guest/cli.sh, stress.sh) then run in the same
-# guest; core.sh,
+# `thpcowctl status`. Then, in the same guest, the CLI's and the stress
+# tests (tests/guest/cli.sh, stress.sh) on 6.12, the stress tests on 7.x
+# (and the CLI's there too in make check-all); core.sh,
 # modes.sh (tests/vm/compat.t) and the mm selftests (tests/vm/selftests.t)
 # run with assume_ibt=1 there too.
 set -uo pipefail
@@ -60,7 +60,7 @@ assumed() {
 
 # cli.sh's stats case times 1 s intervals of `stats --watch` while a
 # workload runs: with one TCG thread for all vCPUs (6.12, 7.x) the guest
-# oversleeps them; cli.t runs it on 6.1. On 7.x, where the kernel gives
+# oversleeps them; cli.sh's own "# vm:" run on 6.1 has it. On 7.x, where the kernel gives
 # whole THPs by itself, the cases that expect a splitting kernel (status's
 # native zero, substituted trace events, splits outside a cgroup rule) are
 # skipped too: cli.sh is written for one.
@@ -70,7 +70,7 @@ suites_native="TAP_SKIP='stats status_text status_json trace_json trace_text tra
 loads_5_10() { assumed 5.10 none; }
 loads_6_1() { assumed 6.1 none; }
 suites_6_12() { assumed 6.12 some "$suites_splitting"; }
-loads_latest() { assumed latest some; }
+loads_latest() { assumed latest some "$stress"; }
 suites_latest() { assumed latest some "$suites_native"; }
 
 cd "$repo" || exit 1
@@ -78,10 +78,11 @@ cases=(
 	loads_5_10    # bullseye's 5.10 (not built with IBT): loads, calls direct
 	loads_6_1     # bookworm's 6.1 (not built with IBT): the same
 	suites_6_12   # trixie's 6.12 (IBT, all sealed): loads; cli, stress pass
-	loads_latest  # trixie-backports' 7.x (the same, its own seal): loads
+	loads_latest  # trixie-backports' 7.x (the same, its own seal): loads;
+	              # stress passes
 )
 long_cases=(
 	suites_latest # 7.x again: loads; cli (but for what assumes a splitting
-	              # kernel), stress pass (compat.t runs core and modes there)
+	              # kernel) and stress pass
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

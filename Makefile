@@ -34,7 +34,7 @@
 KERNELRELEASE ?= $(shell uname -r)
 KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
-# (those present: make deb's copy of the tree has no bench/ or tests/)
+# (those present: a source tree may come without bench/ or tests/)
 TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile bench/prog/Makefile tests/prog/Makefile))
 
 PREFIX ?= /usr/local
@@ -159,8 +159,12 @@ list-installed:
 
 # dpkg-buildpackage writes its results next to the source tree: a copy of
 # the tree's sources (what git tracks or would add, not what it ignores: no
-# build products) in $(DEB_DIR)/src puts them in $(DEB_DIR).
+# build products) in $(DEB_DIR)/src puts them in $(DEB_DIR). So make deb
+# needs a git checkout; a tree without one builds its packages with
+# dpkg-buildpackage -b in the tree itself.
 deb:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make deb: $(CURDIR) is not a git checkout (or git is missing): run dpkg-buildpackage -b --no-sign in it instead" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/src
 	git ls-files -d >$(DEB_DIR)/deleted

@@ -91,7 +91,7 @@ dkms_package() {
 }
 
 ctl_package() {
-	local deb dirs ctl
+	local deb dirs ctl paths want
 	deb=$(deb_of thpcowctl amd64)
 	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
 	# make install-tools with the directories debian/rules gives it; the man
@@ -110,6 +110,14 @@ ctl_package() {
 		"" "files shipped twice (the conffiles need no copies in examples/)"
 	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow.service'" \
 		"postrm: dh_installsystemd forgets the unit on purge"
+	# where Debian wants them, written out once more on purpose: the list
+	# above is the Makefile's, and a wrong directory there would pass it
+	paths=$(contents "$deb" | awk '{ print $2 }')
+	for want in ./usr/sbin/thpcowctl ./lib/systemd/system/thpcow.service \
+		./lib/systemd/system/thpcow-collapse@.service ./usr/share/man/man8/thpcowctl.8.gz \
+		./usr/share/bash-completion/completions/thpcowctl ./etc/thpcow.conf; do
+		grep -qFx "$want" <<<"$paths" || { echo "$deb has no $want"; return 1; }
+	done
 	check_match "$(dpkg-deb -f "$deb" Depends)" 'libkmod2' "Depends (shlibs)"
 	check_match "$(dpkg-deb -f "$deb" Depends)" 'libsmartcols1' "Depends (shlibs): libsmartcols"
 }

@@ -673,7 +673,7 @@ def headline(summary):
     kh, co, co10 = (after.get(k) for k in (('khugepaged', 100), ('collapse', 100),
                                            ('collapse', 10)))
     if co:
-        md.append('| 16: after postcopy, THPs on ≥ 95 % of the eligible ranges, collapse '
+        md.append('| 5, collapse: after postcopy, THPs on ≥ 95 % of the eligible ranges, collapse '
                   '--await-postcopy ' + goal(
                       {'median': co['t95_s'] if co['t95_s'] is not None else float('inf')},
                       'within seconds', lambda x: x <= 60,
@@ -683,14 +683,14 @@ def headline(summary):
                       + co['verify']
                       + (f"; khugepaged's defaults: {fmt(kh['pct_at_end'], 1)} % at "
                          f"{fmt(kh['end_s'], 0)} s" if kh else '')))
-        md.append('| 16: RSS growth by the collapse ' + goal(
+        md.append('| 5, collapse: RSS growth by the collapse ' + goal(
             {'median': co['rss_growth_pct']}, '≤ 2 %', lambda x: x <= 2,
             f"{fmt(co['rss_growth_pct'], 2)} %"))
-        md.append("| 16: guest's writes while the collapse runs × khugepaged's run "
+        md.append("| 5, collapse: guest's writes while the collapse runs × khugepaged's run "
                   + goal({'median': co['write_x_khugepaged']}, 'a bench line',
                          lambda _: 'measured', fmt(co['write_x_khugepaged'])))
     if co10:
-        md.append('| 16: guest that touched 10 % of its RAM, RSS growth by the collapse '
+        md.append('| 5, collapse: guest that touched 10 % of its RAM, RSS growth by the collapse '
                   + goal({'median': co10['rss_growth_pct']}, 'within 2 %',
                          lambda x: abs(x) <= 2,
                          f"{fmt(co10['rss_growth_pct'], 2)} %: {fmt(co10['rss_completion_mib'], 1)}"

@@ -24,5 +24,5 @@ static void __exit warnmod_exit(void)
 
 module_init(warnmod_init);
 module_exit(warnmod_exit);
-MODULE_DESCRIPTION("thpcow test bench: WARN on load, on request");
+MODULE_DESCRIPTION("thpcow test harness: WARN on load, on request");
 MODULE_LICENSE("GPL");

@@ -39,5 +39,5 @@ static void __exit holdhook_exit(void)
 
 module_init(holdhook_init);
 module_exit(holdhook_exit);
-MODULE_DESCRIPTION("thpcow test bench: an IPMODIFY hook on do_huge_pmd_wp_page");
+MODULE_DESCRIPTION("thpcow test module: an IPMODIFY hook on do_huge_pmd_wp_page");
 MODULE_LICENSE("GPL");

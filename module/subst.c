@@ -116,7 +116,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 		folio_put(old);
 	thpcow_count_thp_event(THP_FAULT_ALLOC);
 	count_memcg_event_mm(mm, THP_FAULT_ALLOC);
-	return 0;
+	return THPCOW_VM_FAULT_WRITE;
 
 release:
 	spin_unlock(vmf->ptl);
@@ -126,8 +126,9 @@ release:
 }
 
 /*
- * Returns 0 with *@why = THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0
- * with *@why = THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
+ * Returns THPCOW_VM_FAULT_WRITE (0 but on 5.10) with *@why =
+ * THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0 with *@why =
+ * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
  * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
  * kernel's own split should handle the fault.
  */

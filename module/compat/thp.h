@@ -32,6 +32,20 @@ static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
 #endif
 }
 
+/*
+ * What a write fault that gave the faulting mm a page of its own returns.
+ * 5.10's GUP needs VM_FAULT_WRITE there, as do_wp_page() and the reuse in
+ * do_huge_pmd_wp_page() return it: on it faultin_page() sets FOLL_COW, so
+ * that a FOLL_FORCE write into a read-only private mapping (ptrace,
+ * /proc/PID/mem) follows the page it got instead of faulting again. 6.0
+ * removed FOLL_COW (GUP checks PageAnonExclusive), 6.2 VM_FAULT_WRITE.
+ */
+#if THPCOW_UP_TO_5_10
+#define THPCOW_VM_FAULT_WRITE	VM_FAULT_WRITE
+#else
+#define THPCOW_VM_FAULT_WRITE	0
+#endif
+
 /* The kernel's own fallback for a write on the huge zero page, before 6.13. */
 static inline vm_fault_t thpcow_split_huge_pmd(struct vm_fault *vmf)
 {

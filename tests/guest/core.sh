@@ -15,6 +15,7 @@ source "$here/../lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/guest.sh
 source "$here/../lib/guest.sh"
 
+forcewrite=$guest_repo/tests/prog/forcewrite
 size=64 # MiB per run: 32 huge pages
 tracefs=/sys/kernel/tracing
 regions=$((size / 2))
@@ -173,6 +174,27 @@ bad_requests_change_nothing() {
 	check_eq "$(stat_of global_mode)" kernel "the global mode"
 }
 
+# A FOLL_FORCE write (ptrace, /proc/PID/mem) into a read-only private
+# mapping whose huge zero page a read mapped: one fault, as stock takes,
+# and under 'zero' one THP. 5.10's GUP needs the fault to say
+# VM_FAULT_WRITE (it sets FOLL_COW on it), or it faults a second time.
+force_write_read_only() {
+	local subst nzp rc=0
+	"$forcewrite" >"$out/fw-stock" 2>&1 || rc=$?
+	((rc != 4)) || skip "this kernel refuses FOLL_FORCE writes to /proc/PID/mem"
+	check_eq "$rc" 0 "stock: forcewrite's exit status ($(<"$out/fw-stock"))"
+	subst=$(stat_of substituted)
+	nzp=$(stat_of not_zero_page)
+	wrf_as fw-zero "$ctl" exec zero -- "$forcewrite"
+	cat "$out/fw-zero"
+	check_eq "$(val fw-zero verify)" ok "zero: data"
+	check_eq "$(val fw-zero faults)" "$(val fw-stock faults)" "zero: faults, as stock's"
+	check_eq $(($(stat_of not_zero_page) - nzp)) 0 "zero: faults on a THP"
+	((!native)) || return 0
+	check_eq "$(val fw-zero anon_huge_kb)" 2048 "zero: AnonHugePages kB"
+	check_eq $(($(stat_of substituted) - subst)) 1 "zero: THPs substituted"
+}
+
 thp=/sys/kernel/mm/transparent_hugepage
 
 # THPs switched off after the zero page was mapped: the kernel's split,
@@ -274,6 +296,7 @@ cases=(
 	exited_process_leaves_no_rule # pid rules go away with their process
 	rules_race_exits             # ... also when set while it exits
 	bad_requests_change_nothing  # ESRCH, ENOTDIR, bad mode, EPERM: nothing changes
+	force_write_read_only        # a FOLL_FORCE write to a read-only mapping: one fault
 	fallback_thp_disabled        # THP off after the zero page was mapped: stock split
 	fallback_memcg_full          # memcg cannot take 2 MiB more: stock split, no OOM
 	hook_armed_only_with_policy  # no policy: do_huge_pmd_wp_page is not even hooked

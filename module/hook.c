@@ -5,7 +5,8 @@
  * An ftrace callback on the function's entry sends every call to
  * thpcow_wp_page_entry(), which has the function's prototype
  * (compat/series.h), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
- * covers the faulting mm (then the call goes on as if unhooked). The
+ * covering the faulting mm could act on the fault (then the call goes on
+ * as if unhooked: thpcow_may_act()). The
  * handler decides; whatever it does not take over it passes to the
  * original (a direct call, compat/ksyms.h), whose entry fires the callback
  * again: a call coming from this module is let through.
@@ -115,6 +116,33 @@ static vm_fault_t thpcow_wp_page_entry(THPCOW_WP_PAGE_PARAMS)
 	return ret;
 }
 
+/*
+ * Could thpcow_handle() act on this fault under @mode, rather than pass it
+ * on? 'zero' acts on the huge zero page only, where the kernel does not
+ * substitute it itself; 'copy' on that and on any other THP (whether it is
+ * shared is seen under the PMD lock); 'split' only where the kernel would
+ * substitute. Unshare faults are always the kernel's.
+ */
+static bool thpcow_may_act(struct vm_fault *vmf, pmd_t orig_pmd,
+			   enum thpcow_mode mode)
+{
+	bool zero;
+
+	if (mode == THPCOW_MODE_KERNEL || (vmf->flags & FAULT_FLAG_UNSHARE))
+		return false;
+	zero = thpcow_is_huge_zero_pmd(orig_pmd);
+	switch (mode) {
+	case THPCOW_MODE_ZERO:
+		return zero && !thpcow_native_zero;
+	case THPCOW_MODE_COPY:
+		return !zero || !thpcow_native_zero;
+	case THPCOW_MODE_SPLIT:
+		return zero && thpcow_native_zero;
+	default:
+		return false;
+	}
+}
+
 static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					unsigned long parent_ip,
 					struct ftrace_ops *ops,
@@ -125,11 +153,13 @@ static void notrace thpcow_ftrace_thunk(unsigned long ip,
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	/*
-	 * A fault that no policy covers runs as if unhooked: no second pass
+	 * A fault that no policy covers, or whose policy could not change
+	 * what the kernel does with it, runs as if unhooked: no second pass
 	 * through ftrace, no handler, no counting.
 	 */
 	vmf = thpcow_ftrace_vmf(fregs);
-	if (thpcow_policy_wants(vmf->vma->vm_mm))
+	if (thpcow_may_act(vmf, thpcow_ftrace_orig_pmd(fregs, vmf),
+			   thpcow_policy_peek(vmf->vma->vm_mm)))
 		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 

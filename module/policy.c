@@ -178,12 +178,13 @@ bool thpcow_policy_active(void)
 }
 
 /*
- * Does a policy ask for anything but the kernel's way for faults in @mm?
- * Asked by the ftrace callback on every write fault on a huge PMD while
- * the hook is armed, so that faults no policy covers do not enter thpcow
- * at all; the handler asks again, as a rule may change in between.
+ * The mode for faults in @mm, as thpcow_policy_of() without a rule to
+ * account to. Asked by the ftrace callback on every write fault on a huge
+ * PMD while the hook is armed, so that faults no policy can act on do not
+ * enter thpcow at all; the handler asks again, as a rule may change in
+ * between.
  */
-bool thpcow_policy_wants(struct mm_struct *mm)
+enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm)
 {
 	struct thpcow_rule *rule;
 	u32 mode;
@@ -193,7 +194,7 @@ bool thpcow_policy_wants(struct mm_struct *mm)
 	rule = thpcow_rule_of_mm(mm);
 	mode = rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 	rcu_read_unlock();
-	return mode != THPCOW_MODE_KERNEL;
+	return mode;
 }
 
 unsigned int thpcow_policy_count(void)
@@ -215,7 +216,7 @@ static void thpcow_rule_free(struct rcu_head *head)
 
 /*
  * An unlinked rule is freed after an RCU grace period (for the ftrace
- * callback's lookup, thpcow_policy_wants()) and then an SRCU one (for the
+ * callback's lookup, thpcow_policy_peek()) and then an SRCU one (for the
  * fault handler and the interfaces, which may sleep while they hold it).
  */
 static void thpcow_rule_rcu_done(struct rcu_head *head)

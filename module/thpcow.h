@@ -98,7 +98,7 @@ enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
 void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
 			   enum thpcow_stat why);
-bool thpcow_policy_wants(struct mm_struct *mm);
+enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm);
 bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
 int thpcow_policy_set_global(enum thpcow_mode mode);

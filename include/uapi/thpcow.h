@@ -114,7 +114,7 @@ struct thpcow_list {
  * THPCOW_STAT_NAMES are what debugfs 'stats' and thpcowctl print.
  */
 enum thpcow_stat {
-	THPCOW_STAT_HOOK_CALLS,		/* huge PMD write faults a policy covers */
+	THPCOW_STAT_HOOK_CALLS,		/* huge PMD write faults a policy may act on */
 	THPCOW_STAT_SUBSTITUTED,	/* huge zero page replaced by a THP */
 	THPCOW_STAT_PASSTHROUGH,	/* policy said: the kernel's way */
 	THPCOW_STAT_NOT_ZERO_PAGE,	/* not the huge zero page */

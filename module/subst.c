@@ -46,9 +46,13 @@ static struct folio *thpcow_vma_alloc_anon_folio_pmd(struct vm_fault *vmf,
 		return NULL;
 	}
 	if (thpcow_folio_memcg_alloc_deferred(folio)) {
+		/*
+		 * No memory for the memcg's deferred split list (7.x): the
+		 * kernel counts an allocation failure, not a charge one.
+		 */
 		folio_put(folio);
 		thpcow_count_thp_event(THP_FAULT_FALLBACK);
-		*why = THPCOW_STAT_FALLBACK_CHARGE;
+		*why = THPCOW_STAT_FALLBACK_ALLOC;
 		return NULL;
 	}
 	folio_throttle_swaprate(folio, gfp);

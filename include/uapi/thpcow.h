@@ -122,7 +122,7 @@ enum thpcow_stat {
 	THPCOW_STAT_NATIVE,		/* the kernel substitutes by itself */
 	THPCOW_STAT_FALLBACK_INELIGIBLE,	/* no THP allowed here now */
 	THPCOW_STAT_FALLBACK_UFFD,	/* userfaultfd registered range */
-	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP */
+	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP (7.x: or no deferred list) */
 	THPCOW_STAT_FALLBACK_CHARGE,	/* memcg could not take 2 MiB more */
 	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
 	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */

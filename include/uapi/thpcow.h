@@ -129,7 +129,7 @@ enum thpcow_stat {
 	THPCOW_STAT_INHERIT_FAILED,	/* no memory to pass a policy to a child */
 	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
 	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
-	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent */
+	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (5.10) */
 	THPCOW_STAT_SPLIT,		/* split forced where the kernel would not */
 	THPCOW_STAT_NR
 };

@@ -199,9 +199,13 @@ static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
  * lock. Mirrors do_huge_pmd_wp_page() of the series: a THP nobody else
  * holds is reused, never copied (5.10 tells by its map count; later series
  * by PageAnonExclusive, or by a reference count of one once the other
- * sharers exited or exec'd); a page that may be pinned for DMA must stay
- * the one the device sees; swap cache, KSM and poisoned THPs are left to
- * the kernel.
+ * sharers exited or exec'd); swap cache, KSM and poisoned THPs are left to
+ * the kernel. On 5.10 a shared page may be pinned for DMA (a read-only
+ * pin does not unshare there) and must stay the one the device sees. From
+ * 5.19 on a shared anonymous page cannot be pinned: GUP unshares it first
+ * (FAULT_FLAG_UNSHARE), fork() copies a pinned one, and a pinned page is
+ * PageAnonExclusive, which is reused before any such check: the kernel
+ * does not check, and neither does this.
  */
 static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 				       enum thpcow_stat *why)
@@ -218,8 +222,6 @@ static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 	    folio_ref_count(folio) <= 1 + (folio_test_swapcache(folio) ?
 					   folio_nr_pages(folio) : 0))
 		*why = THPCOW_STAT_NOT_SHARED;
-	else if (folio_maybe_dma_pinned(folio))
-		*why = THPCOW_STAT_FALLBACK_PINNED;
 	else if (!folio_test_anon(folio) || folio_test_ksm(folio) ||
 		 folio_test_swapcache(folio) ||
 		 thpcow_folio_test_has_hwpoisoned(folio))

@@ -216,7 +216,12 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 	}
 
 	if (thpcow_copy_user_large_folio(folio, old, vmf->address, vmf->vma)) {
-		/* A poisoned source: the kernel's own 4 KiB copy reports it. */
+		/*
+		 * A poisoned source, queued for memory_failure(), which marks
+		 * it (6.1 on: later faults find it has_hwpoisoned) or splits
+		 * it. The kernel's split follows, and its copy of the faulting
+		 * 4 KiB, as stock (on 5.10 a copy that cannot recover).
+		 */
 		folio_put(folio);
 		folio_put(old);
 		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;

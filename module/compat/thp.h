@@ -126,27 +126,39 @@ static inline void thpcow_folio_zero_user(struct folio *folio,
 #endif
 }
 
-/* copy_mc_user_highpage(), which 5.10 lacks: 0, or the bytes not copied. */
+/*
+ * copy_mc_user_highpage() as 6.12 has it: 0, or the bytes not copied, and
+ * then the poisoned source page is queued for memory_failure(). A machine
+ * check the copy recovers from is not reported otherwise (the handler only
+ * fixes up the copy), and each later copy of the page would take another.
+ * 6.1's copy_mc_user_highpage() does not report, its caller does
+ * (__wp_page_copy_user()); 6.9 moved the report into it. 5.10 has no
+ * machine-check-safe CoW copy at all: its own copies cannot recover.
+ */
 static inline int thpcow_copy_mc_user_highpage(struct page *to,
 					       struct page *from,
 					       unsigned long vaddr,
 					       struct vm_area_struct *vma)
 {
+	int ret;
+
 #if THPCOW_UP_TO_5_10
 	/* x86-64 (module/Kbuild) has no highmem: every page is mapped. */
-	return copy_mc_to_kernel(page_address(to), page_address(from),
-				 PAGE_SIZE);
+	ret = copy_mc_to_kernel(page_address(to), page_address(from), PAGE_SIZE);
 #else
-	return copy_mc_user_highpage(to, from, vaddr, vma);
+	ret = copy_mc_user_highpage(to, from, vaddr, vma);
 #endif
+	if (ret)
+		memory_failure_queue(page_to_pfn(from), 0);
+	return ret;
 }
 
 /*
  * Copy @src into @dst; non-zero (-EHWPOISON) if a poisoned subpage of @src
- * was met, and @dst is not to be used. Up to 6.1 copy_user_huge_page()
- * copies with plain copy_user_highpage(), which cannot recover from a
- * machine check: copy each subpage machine-check-safely, as 6.2's
- * copy_user_large_folio() does.
+ * was met, reported to memory_failure(), and @dst is not to be used. Up to
+ * 6.1 copy_user_huge_page() copies with plain copy_user_highpage(), which
+ * cannot recover from a machine check: copy each subpage machine-check-
+ * safely, as 6.2's copy_user_large_folio() does (and reports, from 6.9).
  */
 static inline int thpcow_copy_user_large_folio(struct folio *dst,
 					       struct folio *src,

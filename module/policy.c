@@ -12,9 +12,11 @@
  * Readers walk the table under thpcow_srcu (the fault handler holds it for
  * its whole run, so a rule it found stays valid while it allocates and
  * clears a THP); writers take thpcow_rules_lock, a spinlock because the
- * fork and exit tracepoints change the table from atomic context. Those
- * probes run for every fork and exit on the machine and look up under
- * SRCU too, taking the lock only to link or unlink. The ftrace callback's
+ * fork, exit and cgroup rmdir tracepoints change the table from atomic
+ * context: a process's rule goes at its exit, a cgroup's at its rmdir,
+ * with nobody having to look. Those probes run for every fork, exit and
+ * rmdir on the machine and look up under SRCU too, taking the lock only
+ * to link or unlink. The ftrace callback's
  * quick "is this mm covered?" looks up under plain RCU, so an unlinked
  * rule is freed after an RCU and then an SRCU grace period. The fault path
  * takes no lock and allocates nothing; with no rules at all it reads two
@@ -263,33 +265,6 @@ static void thpcow_rule_unlink(struct thpcow_rule *rule)
 	thpcow_hook_update();
 }
 
-static bool thpcow_rule_stale(struct thpcow_rule *rule)
-{
-	if (rule->scope == THPCOW_SCOPE_CGROUP)
-		return !(rule->cgrp->self.flags & CSS_ONLINE);
-	return !pid_task(rule->pid, PIDTYPE_TGID);
-}
-
-/*
- * Drop rules whose cgroup was removed (nothing tells the module), and
- * rules of processes that are gone, which the exit probe and
- * thpcow_rule_link_live() never leave behind.
- */
-static void thpcow_policy_reap(void)
-{
-	struct thpcow_rule *rule;
-	struct hlist_node *tmp;
-	int bkt;
-
-	spin_lock(&thpcow_rules_lock);
-	rcu_read_lock();
-	hash_for_each_safe(thpcow_rules, bkt, tmp, rule, node)
-		if (thpcow_rule_stale(rule))
-			thpcow_rule_unlink(rule);
-	rcu_read_unlock();
-	spin_unlock(&thpcow_rules_lock);
-}
-
 static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
 					     void *key, u32 mode, u32 flags,
 					     gfp_t gfp)
@@ -330,8 +305,10 @@ static bool thpcow_rule_link_live(struct thpcow_rule *rule,
 /*
  * Insert or update the rule for @new->key, for @task's process when it is
  * a pid rule. Consumes @new and the reference on its key: linked, or freed
- * because a rule for the key already existed (which is updated) or the
- * process is past its exit (-ESRCH).
+ * because a rule for the key already existed (which is updated), the
+ * process is past its exit (-ESRCH) or the cgroup was removed (-ENOENT).
+ * The rmdir probe runs after the cgroup went offline and takes the lock:
+ * either it finds the rule linked here, or this sees the cgroup offline.
  */
 static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 {
@@ -347,6 +324,10 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	spin_lock(&thpcow_rules_lock);
 	if (task && !atomic_read(&task->signal->live)) {
 		ret = -ESRCH;
+		goto out;
+	}
+	if (!task && !(READ_ONCE(new->cgrp->self.flags) & CSS_ONLINE)) {
+		ret = -ENOENT;
 		goto out;
 	}
 	old = thpcow_rule_find(new->scope, new->key);
@@ -374,7 +355,6 @@ int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
 {
 	struct thpcow_rule *rule;
 
-	thpcow_policy_reap();
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
 				 mode, flags, GFP_KERNEL);
 	if (!rule)
@@ -388,7 +368,6 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 {
 	struct thpcow_rule *rule;
 
-	thpcow_policy_reap();
 	cgroup_get(cgrp);
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_CGROUP, cgrp, mode, flags,
 				 GFP_KERNEL);
@@ -508,7 +487,7 @@ enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
 /*
  * Call @fn for each rule, under thpcow_srcu: @fn may sleep, and the pid or
  * cgroup in its info stays valid until it returns. A nonzero return stops
- * the walk and is returned. Stale rules are reaped first.
+ * the walk and is returned.
  */
 int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 				 void *arg), void *arg)
@@ -517,7 +496,6 @@ int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 	struct thpcow_rule *rule;
 	int bkt, idx, ret = 0;
 
-	thpcow_policy_reap();
 	idx = srcu_read_lock(&thpcow_srcu);
 	thpcow_for_each_rule(bkt, rule) {
 		thpcow_rule_info(rule, &info);
@@ -610,6 +588,19 @@ static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 	spin_unlock(&thpcow_rules_lock);
 }
 
+/*
+ * A cgroup is being removed (rmdir, the only way a cgroup v2 goes): its
+ * rule goes with it, so that it neither pins the cgroup nor is walked by
+ * faults, counted, or keeps the hook armed. Called after the cgroup went
+ * offline, under cgroup_mutex and the tracepoint's spinlock, interrupts off.
+ */
+static void thpcow_cgroup_rmdir_probe(void *data, struct cgroup *cgrp,
+				      const char *path)
+{
+	if (atomic_read(&thpcow_nr_cgroup_rules))
+		thpcow_rule_clear(THPCOW_SCOPE_CGROUP, cgrp);
+}
+
 static struct thpcow_tracepoint {
 	const char *name;
 	void *probe;
@@ -617,6 +608,7 @@ static struct thpcow_tracepoint {
 } thpcow_tracepoints[] = {
 	{ .name = "sched_process_fork", .probe = thpcow_on_fork },
 	{ .name = "sched_process_exit", .probe = thpcow_exit_probe },
+	{ .name = "cgroup_rmdir", .probe = thpcow_cgroup_rmdir_probe },
 };
 
 static void thpcow_match_tracepoint(struct tracepoint *tp, void *priv)

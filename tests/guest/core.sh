@@ -140,6 +140,24 @@ readers_do_not_starve_writer() {
 	expect_thps readers 10
 }
 
+# A removed cgroup's rule goes at its rmdir, without anyone reading the
+# rules: it does not pin the cgroup (nr_dying_descendants drops back to 0),
+# is not counted, and no fault path walks it.
+removed_cgroup_leaves_no_rule() {
+	local i dying
+	cg_make gone
+	"$ctl" set --cgroup "$cg/thpcow-test/gone" zero
+	check_eq "$(stat_of policies)" 1 "rules with the cgroup's"
+	rmdir "$cg/thpcow-test/gone"
+	check_eq "$(stat_of policies)" 0 "rules right after the rmdir"
+	for ((i = 0; i < 50; i++)); do
+		dying=$(sed -n 's/^nr_dying_descendants //p' "$cg/thpcow-test/cgroup.stat")
+		((dying == 0)) && break
+		sleep 0.1
+	done
+	check_eq "$dying" 0 "dying cgroups below thpcow-test after 5 s"
+}
+
 exited_process_leaves_no_rule() {
 	"$ctl" exec zero -- true
 	sh -c "$ctl set --pid \$\$ --children zero && $forkexec -- true"
@@ -295,6 +313,7 @@ cases=(
 	children_inherit             # --children follows fork+exec two levels deep
 	readers_do_not_starve_writer # no livelock against readers of the same range
 	exited_process_leaves_no_rule # pid rules go away with their process
+	removed_cgroup_leaves_no_rule # cgroup rules go away with their cgroup
 	rules_race_exits             # ... also when set while it exits
 	bad_requests_change_nothing  # ESRCH, ENOTDIR, bad mode, EPERM: nothing changes
 	force_write_read_only        # a FOLL_FORCE write to a read-only mapping: one fault

@@ -20,9 +20,10 @@
  * happens in process context: synchronously when an interface sets a
  * policy (thpcow_hook_get()), so that the policy is in force when the
  * call returns, or from a work item when the fork probe passes a rule to
- * a child of a process whose rule was just cleared. Disarming waits for a
- * second of no policy, in the same work item, as it waits for an RCU
- * tasks grace period. A fault that comes while the hook is not armed
+ * a child of a process whose rule was just cleared. Disarming waits for
+ * ten seconds of no policy (THPCOW_HOOK_IDLE_DELAY), in the same work item,
+ * as it waits for an RCU tasks grace period. A fault that comes while the
+ * hook is not armed
  * takes the kernel's path, which is always a correct answer.
  */
 #include "thpcow.h"
@@ -182,12 +183,20 @@ static DEFINE_MUTEX(thpcow_hook_mutex);
 static bool thpcow_hook_installed;
 static bool thpcow_hook_armed;
 static unsigned int thpcow_hook_users;
+/* Times the callback was registered: each patches text on every CPU. */
+static unsigned long thpcow_hook_arms;
 
 static void thpcow_hook_sync(struct work_struct *work);
 static DECLARE_DELAYED_WORK(thpcow_hook_work, thpcow_hook_sync);
 
-/* How long no policy must be active before the callback goes. */
-#define THPCOW_HOOK_IDLE_DELAY	HZ
+/*
+ * How long no policy must have been active before the callback goes: each
+ * drop to no policy starts the wait anew, as static_key_slow_dec_deferred()
+ * does, so rules that come and go (thpcowctl exec in a loop, one rule per
+ * short VM) arm it once. Armed without a policy, a write fault on a huge
+ * PMD costs the callback's few loads.
+ */
+#define THPCOW_HOOK_IDLE_DELAY	(10 * HZ)
 
 static int thpcow_hook_arm(void)
 {
@@ -204,6 +213,7 @@ static int thpcow_hook_arm(void)
 		return ret;
 	}
 	WRITE_ONCE(thpcow_hook_armed, true);
+	WRITE_ONCE(thpcow_hook_arms, thpcow_hook_arms + 1);
 	return 0;
 }
 
@@ -240,8 +250,8 @@ out:
 
 /*
  * The set of policies changed, maybe in atomic context: arm at once if a
- * policy is active and the hook is not armed, or disarm after a while if
- * none is. Cheap when there is nothing to do.
+ * policy is active and the hook is not armed, or disarm after
+ * THPCOW_HOOK_IDLE_DELAY if none is. Cheap when there is nothing to do.
  */
 void thpcow_hook_update(void)
 {
@@ -255,12 +265,12 @@ void thpcow_hook_update(void)
 	if (!READ_ONCE(thpcow_hook_installed) ||
 	    active == READ_ONCE(thpcow_hook_armed))
 		return;
-	/* (Dis)arming waits for RCU tasks grace periods: the long queue. */
-	if (active)
-		mod_delayed_work(system_long_wq, &thpcow_hook_work, 0);
-	else
-		queue_delayed_work(system_long_wq, &thpcow_hook_work,
-				   THPCOW_HOOK_IDLE_DELAY);
+	/*
+	 * (Dis)arming waits for RCU tasks grace periods: the long queue. A
+	 * disarm already waiting waits again from now.
+	 */
+	mod_delayed_work(system_long_wq, &thpcow_hook_work,
+			 active ? 0 : THPCOW_HOOK_IDLE_DELAY);
 }
 
 /*
@@ -307,6 +317,11 @@ void thpcow_hook_changed(void)
 bool thpcow_hook_is_armed(void)
 {
 	return READ_ONCE(thpcow_hook_armed);
+}
+
+unsigned long thpcow_hook_arm_count(void)
+{
+	return READ_ONCE(thpcow_hook_arms);
 }
 
 /*

@@ -63,6 +63,7 @@ void thpcow_hook_put(void);
 void thpcow_hook_changed(void);
 void thpcow_hook_update(void);
 bool thpcow_hook_is_armed(void);
+unsigned long thpcow_hook_arm_count(void);
 
 /* subst.c */
 vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,

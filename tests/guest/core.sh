@@ -304,6 +304,33 @@ hook_armed_only_with_policy() {
 	expect_thps rearmed
 }
 
+# 6.12's shrinker splits THPs that are mostly zero (more zero-filled
+# subpages than khugepaged/max_ptes_none; shrink_underused), finding them
+# on the deferred split queue: thpcow's THPs must be queued there as a
+# first-touch THP is (6.12 queues every new anonymous THP; 7.x's own
+# zero-page path does since 6.18.3). One byte written per 2 MiB: every
+# THP is underused, and drop_caches runs the shrinker.
+underused_thps_split() {
+	[[ -e $thp/shrink_underused ]] || skip "no underused-THP shrinker before 6.12"
+	local i mpn split
+	mpn=$(<"$thp/khugepaged/max_ptes_none")
+	echo 1 >"$thp/shrink_underused"
+	echo 409 >"$thp/khugepaged/max_ptes_none"
+	"$ctl" exec zero -- "$wrf" --size "$size" --stride $((2 << 20)) --hold >"$out/underused" &
+	# (globals: the EXIT trap runs after the function returned)
+	held=$! ptes_none=$mpn
+	trap 'echo "$ptes_none" >"$thp/khugepaged/max_ptes_none"; kill "$held"' EXIT
+	for ((i = 0; i < 300; i++)); do
+		grep -qx ready "$out/underused" && break
+		sleep 0.1
+	done
+	check_eq "$(val underused anon_huge_kb)" $((size * 1024)) "AnonHugePages kB after the writes"
+	split=$(awk '$1 == "thp_underused_split_page" { print $2 }' /proc/vmstat)
+	settled MemFree: /proc/meminfo >/dev/null
+	split=$(($(awk '$1 == "thp_underused_split_page" { print $2 }' /proc/vmstat) - split))
+	check_eq "$split" "$regions" "underused THPs split by the shrinker"
+}
+
 # ipis: the function-call and TLB-shootdown IPIs all CPUs took so far.
 ipis() { awk '$1 == "CAL:" || $1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n }' /proc/interrupts; }
 
@@ -340,6 +367,7 @@ cases=(
 	fallback_memcg_full          # memcg cannot take 2 MiB more: stock split, no OOM
 	hook_armed_only_with_policy  # no policy: do_huge_pmd_wp_page is not even hooked
 	arming_survives_churn        # rules coming and going arm the hook once
+	underused_thps_split         # 6.12 on: mostly-zero THPs split by the shrinker
 )
 tap_run "${cases[@]}"
 guest_done $?

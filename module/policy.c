@@ -29,7 +29,9 @@
 #include "thpcow.h"
 
 #include <linux/cgroup.h>
-#include <linux/hashtable.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -48,9 +50,21 @@ struct thpcow_rule {
 	struct rcu_head rcu;
 };
 
-#define THPCOW_RULE_HASH_BITS	8
+/*
+ * At most this many pid and cgroup rules (max_rules): a SET beyond gets
+ * ENOSPC, a fork that would pass its rule on counts inherit_failed. The
+ * table has a bucket per rule that may exist, rounded up to a power of two,
+ * allocated at load: a lookup walks one rule on average however many there
+ * are, where --children on a process tree or a rule per VM would otherwise
+ * grow without bound.
+ */
+static unsigned int thpcow_max_rules = THPCOW_MAX_RULES;
+module_param_named(max_rules, thpcow_max_rules, uint, 0444);
+MODULE_PARM_DESC(max_rules,
+		 "Pid and cgroup rules at most, 1 to 1048576 (default 16384); the rule table takes 8 bytes per rule, rounded up to a power of two");
 
-static DEFINE_HASHTABLE(thpcow_rules, THPCOW_RULE_HASH_BITS);
+static struct hlist_head *thpcow_rules;
+static unsigned int thpcow_rules_bits;
 static DEFINE_SPINLOCK(thpcow_rules_lock);
 static atomic_t thpcow_nr_pid_rules = ATOMIC_INIT(0);
 static atomic_t thpcow_nr_cgroup_rules = ATOMIC_INIT(0);
@@ -63,12 +77,14 @@ static atomic64_t thpcow_global_substitutions = ATOMIC64_INIT(0);
 	(srcu_read_lock_held(&thpcow_srcu) || rcu_read_lock_held() ||	\
 	 lockdep_is_held(&thpcow_rules_lock))
 
+#define thpcow_rule_bucket(k)	(&thpcow_rules[hash_ptr((k), thpcow_rules_bits)])
+
 #define thpcow_for_each_rule_possible(rule, k)				\
-	hash_for_each_possible_rcu(thpcow_rules, rule, node,		\
-				   (unsigned long)(k), thpcow_rules_held())
+	hlist_for_each_entry_rcu(rule, thpcow_rule_bucket(k), node,	\
+				 thpcow_rules_held())
 
 #define thpcow_for_each_rule(bkt, rule)					\
-	for ((bkt) = 0; (bkt) < HASH_SIZE(thpcow_rules); (bkt)++)	\
+	for ((bkt) = 0; (bkt) < 1U << thpcow_rules_bits; (bkt)++)	\
 		hlist_for_each_entry_rcu(rule, &thpcow_rules[bkt], node,\
 					 thpcow_rules_held())
 
@@ -247,7 +263,7 @@ static void thpcow_rule_set_flags(struct thpcow_rule *rule, u32 flags)
 static void thpcow_rule_link(struct thpcow_rule *rule)
 {
 	lockdep_assert_held(&thpcow_rules_lock);
-	hash_add_rcu(thpcow_rules, &rule->node, (unsigned long)rule->key);
+	hlist_add_head_rcu(&rule->node, thpcow_rule_bucket(rule->key));
 	atomic_inc(thpcow_scope_count(rule->scope));
 	if (rule->flags & THPCOW_POLICY_CHILDREN)
 		atomic_inc(&thpcow_nr_inherit_rules);
@@ -258,7 +274,7 @@ static void thpcow_rule_link(struct thpcow_rule *rule)
 static void thpcow_rule_unlink(struct thpcow_rule *rule)
 {
 	lockdep_assert_held(&thpcow_rules_lock);
-	hash_del_rcu(&rule->node);
+	hlist_del_init_rcu(&rule->node);
 	atomic_dec(thpcow_scope_count(rule->scope));
 	thpcow_rule_set_flags(rule, 0);
 	call_rcu(&rule->rcu, thpcow_rule_rcu_done);
@@ -302,11 +318,19 @@ static bool thpcow_rule_link_live(struct thpcow_rule *rule,
 	return false;
 }
 
+/* Is there room for one more rule (max_rules)? */
+static bool thpcow_rule_room(void)
+{
+	lockdep_assert_held(&thpcow_rules_lock);
+	return thpcow_policy_count() < thpcow_max_rules;
+}
+
 /*
  * Insert or update the rule for @new->key, for @task's process when it is
  * a pid rule. Consumes @new and the reference on its key: linked, or freed
  * because a rule for the key already existed (which is updated), the
- * process is past its exit (-ESRCH) or the cgroup was removed (-ENOENT).
+ * process is past its exit (-ESRCH), the cgroup was removed (-ENOENT) or
+ * max_rules rules exist (-ENOSPC).
  * The rmdir probe runs after the cgroup went offline and takes the lock:
  * either it finds the rule linked here, or this sees the cgroup offline.
  */
@@ -334,6 +358,8 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	if (old) {
 		WRITE_ONCE(old->mode, new->mode);
 		thpcow_rule_set_flags(old, new->flags);
+	} else if (!thpcow_rule_room()) {
+		ret = -ENOSPC;
 	} else if (!task) {
 		thpcow_rule_link(new);
 		new = NULL;
@@ -494,7 +520,8 @@ int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 {
 	struct thpcow_rule_info info;
 	struct thpcow_rule *rule;
-	int bkt, idx, ret = 0;
+	unsigned int bkt;
+	int idx, ret = 0;
 
 	idx = srcu_read_lock(&thpcow_srcu);
 	thpcow_for_each_rule(bkt, rule) {
@@ -556,8 +583,12 @@ static void thpcow_on_fork(void *data, struct task_struct *parent,
 	/* Not if the child has exited already, or a set gave it a rule. */
 	if (atomic_read(&child->signal->live) &&
 	    !thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child))) {
-		thpcow_rule_link_live(rule, child);
-		rule = NULL;
+		if (thpcow_rule_room()) {
+			thpcow_rule_link_live(rule, child);
+			rule = NULL;
+		} else {
+			thpcow_count(THPCOW_STAT_INHERIT_FAILED);
+		}
 	}
 	spin_unlock(&thpcow_rules_lock);
 	if (rule)
@@ -632,8 +663,21 @@ static void thpcow_unregister_tracepoints(struct thpcow_tracepoint *end)
 
 int thpcow_policy_init(void)
 {
+	unsigned int nr = thpcow_max_rules;
 	struct thpcow_tracepoint *t;
 	int ret;
+
+	if (!nr || nr > THPCOW_MAX_RULES_LIMIT) {
+		pr_err("max_rules=%u: must be 1 to %u\n", nr,
+		       THPCOW_MAX_RULES_LIMIT);
+		return -EINVAL;
+	}
+	/* Two buckets at least: hash_ptr() cannot hash to 0 bits. */
+	thpcow_rules_bits = ilog2(roundup_pow_of_two(max(nr, 2U)));
+	thpcow_rules = kvcalloc(1U << thpcow_rules_bits, sizeof(*thpcow_rules),
+				GFP_KERNEL);
+	if (!thpcow_rules)
+		return -ENOMEM;
 
 	for_each_kernel_tracepoint(thpcow_match_tracepoint, NULL);
 	for (t = thpcow_tracepoints;
@@ -647,6 +691,7 @@ int thpcow_policy_init(void)
 			pr_err("cannot attach to tracepoint %s (%d)\n",
 			       t->name, ret);
 			thpcow_unregister_tracepoints(t);
+			kvfree(thpcow_rules);
 			return ret;
 		}
 	}
@@ -657,14 +702,23 @@ void thpcow_policy_exit(void)
 {
 	struct thpcow_rule *rule;
 	struct hlist_node *tmp;
-	int bkt;
+	unsigned int bkt;
 
 	thpcow_unregister_tracepoints(thpcow_tracepoints +
 				      ARRAY_SIZE(thpcow_tracepoints));
 	spin_lock(&thpcow_rules_lock);
-	hash_for_each_safe(thpcow_rules, bkt, tmp, rule, node)
-		thpcow_rule_unlink(rule);
+	for (bkt = 0; bkt < 1U << thpcow_rules_bits; bkt++) {
+		hlist_for_each_entry_safe(rule, tmp, &thpcow_rules[bkt], node)
+			thpcow_rule_unlink(rule);
+		/* Not under the lock for long: up to a million buckets. */
+		if (!(bkt % 4096)) {
+			spin_unlock(&thpcow_rules_lock);
+			cond_resched();
+			spin_lock(&thpcow_rules_lock);
+		}
+	}
 	spin_unlock(&thpcow_rules_lock);
 	rcu_barrier();		/* thpcow_rule_rcu_done() passes them on */
 	srcu_barrier(&thpcow_srcu);
+	kvfree(thpcow_rules);
 }

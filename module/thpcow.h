@@ -93,6 +93,9 @@ struct thpcow_rule_info {
 	u64 usage[THPCOW_USAGE_NR];	/* what it did, as THPCOW_IOC_USAGE */
 };
 
+#define THPCOW_MAX_RULES	16384	/* max_rules' default */
+#define THPCOW_MAX_RULES_LIMIT	1048576
+
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,

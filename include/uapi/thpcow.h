@@ -126,7 +126,7 @@ enum thpcow_stat {
 	THPCOW_STAT_FALLBACK_CHARGE,	/* memcg could not take 2 MiB more */
 	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
 	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */
-	THPCOW_STAT_INHERIT_FAILED,	/* no memory to pass a policy to a child */
+	THPCOW_STAT_INHERIT_FAILED,	/* no memory or room to pass a policy on */
 	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
 	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
 	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (5.10) */

@@ -5,7 +5,8 @@
  * An ftrace callback on the function's entry sends every call to
  * thpcow_wp_page_entry(), which has the function's prototype
  * (compat/series.h), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
- * covers the faulting mm (then the call goes on as if unhooked). The
+ * covering the faulting mm could act on the fault (then the call goes on
+ * as if unhooked: thpcow_may_act()). The
  * handler decides; whatever it does not take over it passes to the
  * original (a direct call, compat/ksyms.h), whose entry fires the callback
  * again: a call coming from this module is let through.
@@ -19,9 +20,10 @@
  * happens in process context: synchronously when an interface sets a
  * policy (thpcow_hook_get()), so that the policy is in force when the
  * call returns, or from a work item when the fork probe passes a rule to
- * a child of a process whose rule was just cleared. Disarming waits for a
- * second of no policy, in the same work item, as it waits for an RCU
- * tasks grace period. A fault that comes while the hook is not armed
+ * a child of a process whose rule was just cleared. Disarming waits for
+ * ten seconds of no policy (THPCOW_HOOK_IDLE_DELAY), in the same work item,
+ * as it waits for an RCU tasks grace period. A fault that comes while the
+ * hook is not armed
  * takes the kernel's path, which is always a correct answer.
  */
 #include "thpcow.h"
@@ -115,6 +117,33 @@ static vm_fault_t thpcow_wp_page_entry(THPCOW_WP_PAGE_PARAMS)
 	return ret;
 }
 
+/*
+ * Could thpcow_handle() act on this fault under @mode, rather than pass it
+ * on? 'zero' acts on the huge zero page only, where the kernel does not
+ * substitute it itself; 'copy' on that and on any other THP (whether it is
+ * shared is seen under the PMD lock); 'split' only where the kernel would
+ * substitute. Unshare faults are always the kernel's.
+ */
+static bool thpcow_may_act(struct vm_fault *vmf, pmd_t orig_pmd,
+			   enum thpcow_mode mode)
+{
+	bool zero;
+
+	if (mode == THPCOW_MODE_KERNEL || (vmf->flags & FAULT_FLAG_UNSHARE))
+		return false;
+	zero = thpcow_is_huge_zero_pmd(orig_pmd);
+	switch (mode) {
+	case THPCOW_MODE_ZERO:
+		return zero && !thpcow_native_zero;
+	case THPCOW_MODE_COPY:
+		return !zero || !thpcow_native_zero;
+	case THPCOW_MODE_SPLIT:
+		return zero && thpcow_native_zero;
+	default:
+		return false;
+	}
+}
+
 static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					unsigned long parent_ip,
 					struct ftrace_ops *ops,
@@ -125,11 +154,13 @@ static void notrace thpcow_ftrace_thunk(unsigned long ip,
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	/*
-	 * A fault that no policy covers runs as if unhooked: no second pass
+	 * A fault that no policy covers, or whose policy could not change
+	 * what the kernel does with it, runs as if unhooked: no second pass
 	 * through ftrace, no handler, no counting.
 	 */
 	vmf = thpcow_ftrace_vmf(fregs);
-	if (thpcow_policy_wants(vmf->vma->vm_mm))
+	if (thpcow_may_act(vmf, thpcow_ftrace_orig_pmd(fregs, vmf),
+			   thpcow_policy_peek(vmf->vma->vm_mm)))
 		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 
@@ -152,12 +183,20 @@ static DEFINE_MUTEX(thpcow_hook_mutex);
 static bool thpcow_hook_installed;
 static bool thpcow_hook_armed;
 static unsigned int thpcow_hook_users;
+/* Times the callback was registered: each patches text on every CPU. */
+static unsigned long thpcow_hook_arms;
 
 static void thpcow_hook_sync(struct work_struct *work);
 static DECLARE_DELAYED_WORK(thpcow_hook_work, thpcow_hook_sync);
 
-/* How long no policy must be active before the callback goes. */
-#define THPCOW_HOOK_IDLE_DELAY	HZ
+/*
+ * How long no policy must have been active before the callback goes: each
+ * drop to no policy starts the wait anew, as static_key_slow_dec_deferred()
+ * does, so rules that come and go (thpcowctl exec in a loop, one rule per
+ * short VM) arm it once. Armed without a policy, a write fault on a huge
+ * PMD costs the callback's few loads.
+ */
+#define THPCOW_HOOK_IDLE_DELAY	(10 * HZ)
 
 static int thpcow_hook_arm(void)
 {
@@ -174,6 +213,7 @@ static int thpcow_hook_arm(void)
 		return ret;
 	}
 	WRITE_ONCE(thpcow_hook_armed, true);
+	WRITE_ONCE(thpcow_hook_arms, thpcow_hook_arms + 1);
 	return 0;
 }
 
@@ -210,8 +250,8 @@ out:
 
 /*
  * The set of policies changed, maybe in atomic context: arm at once if a
- * policy is active and the hook is not armed, or disarm after a while if
- * none is. Cheap when there is nothing to do.
+ * policy is active and the hook is not armed, or disarm after
+ * THPCOW_HOOK_IDLE_DELAY if none is. Cheap when there is nothing to do.
  */
 void thpcow_hook_update(void)
 {
@@ -225,12 +265,12 @@ void thpcow_hook_update(void)
 	if (!READ_ONCE(thpcow_hook_installed) ||
 	    active == READ_ONCE(thpcow_hook_armed))
 		return;
-	/* (Dis)arming waits for RCU tasks grace periods: the long queue. */
-	if (active)
-		mod_delayed_work(system_long_wq, &thpcow_hook_work, 0);
-	else
-		queue_delayed_work(system_long_wq, &thpcow_hook_work,
-				   THPCOW_HOOK_IDLE_DELAY);
+	/*
+	 * (Dis)arming waits for RCU tasks grace periods: the long queue. A
+	 * disarm already waiting waits again from now.
+	 */
+	mod_delayed_work(system_long_wq, &thpcow_hook_work,
+			 active ? 0 : THPCOW_HOOK_IDLE_DELAY);
 }
 
 /*
@@ -277,6 +317,11 @@ void thpcow_hook_changed(void)
 bool thpcow_hook_is_armed(void)
 {
 	return READ_ONCE(thpcow_hook_armed);
+}
+
+unsigned long thpcow_hook_arm_count(void)
+{
+	return READ_ONCE(thpcow_hook_arms);
 }
 
 /*

@@ -51,17 +51,26 @@ int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode)
 }
 
 /*
- * Once loaded, the global mode changes only with CAP_SYS_ADMIN in the
- * initial user namespace, as through /dev/thpcow: a container's root that
- * maps to the host's uid 0 and sees /sys writable gets EPERM. At load the
- * value comes from whoever may load modules.
+ * Set, under the parameters' lock, when thpcow_init() begins: the value
+ * given on the load's command line has been taken by then.
+ */
+static bool thpcow_init_begun;
+
+/*
+ * The global mode changes only with CAP_SYS_ADMIN in the initial user
+ * namespace, as through /dev/thpcow: a container's root that maps to the
+ * host's uid 0 and sees /sys writable gets EPERM, also while the module
+ * is still loading or already unloading (the sysfs file exists during all
+ * of init and exit). Before init begins the value comes from the load's
+ * command line, whose writer has CAP_SYS_MODULE; so must a write to the
+ * sysfs file made in that moment.
  */
 static int thpcow_param_set_mode(const char *val, const struct kernel_param *kp)
 {
 	enum thpcow_mode mode;
 	int ret;
 
-	if (THIS_MODULE->state == MODULE_STATE_LIVE && !capable(CAP_SYS_ADMIN))
+	if (!capable(thpcow_init_begun ? CAP_SYS_ADMIN : CAP_SYS_MODULE))
 		return -EPERM;
 	ret = thpcow_mode_parse(val, &mode);
 	return ret ? ret : thpcow_policy_set_global(mode);
@@ -98,6 +107,10 @@ static void thpcow_report_counters(void)
 static int __init thpcow_init(void)
 {
 	int ret;
+
+	kernel_param_lock(THIS_MODULE);
+	thpcow_init_begun = true;
+	kernel_param_unlock(THIS_MODULE);
 
 	if (!has_transparent_hugepage()) {
 		pr_err("this machine has no transparent huge pages\n");

@@ -12,9 +12,11 @@
  * Readers walk the table under thpcow_srcu (the fault handler holds it for
  * its whole run, so a rule it found stays valid while it allocates and
  * clears a THP); writers take thpcow_rules_lock, a spinlock because the
- * fork and exit tracepoints change the table from atomic context. Those
- * probes run for every fork and exit on the machine and look up under
- * SRCU too, taking the lock only to link or unlink. The ftrace callback's
+ * fork, exit and cgroup rmdir tracepoints change the table from atomic
+ * context: a process's rule goes at its exit, a cgroup's at its rmdir,
+ * with nobody having to look. Those probes run for every fork, exit and
+ * rmdir on the machine and look up under SRCU too, taking the lock only
+ * to link or unlink. The ftrace callback's
  * quick "is this mm covered?" looks up under plain RCU, so an unlinked
  * rule is freed after an RCU and then an SRCU grace period. The fault path
  * takes no lock and allocates nothing; with no rules at all it reads two
@@ -27,7 +29,9 @@
 #include "thpcow.h"
 
 #include <linux/cgroup.h>
-#include <linux/hashtable.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -46,9 +50,21 @@ struct thpcow_rule {
 	struct rcu_head rcu;
 };
 
-#define THPCOW_RULE_HASH_BITS	8
+/*
+ * At most this many pid and cgroup rules (max_rules): a SET beyond gets
+ * ENOSPC, a fork that would pass its rule on counts inherit_failed. The
+ * table has a bucket per rule that may exist, rounded up to a power of two,
+ * allocated at load: a lookup walks one rule on average however many there
+ * are, where --children on a process tree or a rule per VM would otherwise
+ * grow without bound.
+ */
+static unsigned int thpcow_max_rules = THPCOW_MAX_RULES;
+module_param_named(max_rules, thpcow_max_rules, uint, 0444);
+MODULE_PARM_DESC(max_rules,
+		 "Pid and cgroup rules at most, 1 to 1048576 (default 16384); the rule table takes 8 bytes per rule, rounded up to a power of two");
 
-static DEFINE_HASHTABLE(thpcow_rules, THPCOW_RULE_HASH_BITS);
+static struct hlist_head *thpcow_rules;
+static unsigned int thpcow_rules_bits;
 static DEFINE_SPINLOCK(thpcow_rules_lock);
 static atomic_t thpcow_nr_pid_rules = ATOMIC_INIT(0);
 static atomic_t thpcow_nr_cgroup_rules = ATOMIC_INIT(0);
@@ -61,12 +77,14 @@ static atomic64_t thpcow_global_substitutions = ATOMIC64_INIT(0);
 	(srcu_read_lock_held(&thpcow_srcu) || rcu_read_lock_held() ||	\
 	 lockdep_is_held(&thpcow_rules_lock))
 
+#define thpcow_rule_bucket(k)	(&thpcow_rules[hash_ptr((k), thpcow_rules_bits)])
+
 #define thpcow_for_each_rule_possible(rule, k)				\
-	hash_for_each_possible_rcu(thpcow_rules, rule, node,		\
-				   (unsigned long)(k), thpcow_rules_held())
+	hlist_for_each_entry_rcu(rule, thpcow_rule_bucket(k), node,	\
+				 thpcow_rules_held())
 
 #define thpcow_for_each_rule(bkt, rule)					\
-	for ((bkt) = 0; (bkt) < HASH_SIZE(thpcow_rules); (bkt)++)	\
+	for ((bkt) = 0; (bkt) < 1U << thpcow_rules_bits; (bkt)++)	\
 		hlist_for_each_entry_rcu(rule, &thpcow_rules[bkt], node,\
 					 thpcow_rules_held())
 
@@ -178,12 +196,13 @@ bool thpcow_policy_active(void)
 }
 
 /*
- * Does a policy ask for anything but the kernel's way for faults in @mm?
- * Asked by the ftrace callback on every write fault on a huge PMD while
- * the hook is armed, so that faults no policy covers do not enter thpcow
- * at all; the handler asks again, as a rule may change in between.
+ * The mode for faults in @mm, as thpcow_policy_of() without a rule to
+ * account to. Asked by the ftrace callback on every write fault on a huge
+ * PMD while the hook is armed, so that faults no policy can act on do not
+ * enter thpcow at all; the handler asks again, as a rule may change in
+ * between.
  */
-bool thpcow_policy_wants(struct mm_struct *mm)
+enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm)
 {
 	struct thpcow_rule *rule;
 	u32 mode;
@@ -193,7 +212,7 @@ bool thpcow_policy_wants(struct mm_struct *mm)
 	rule = thpcow_rule_of_mm(mm);
 	mode = rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 	rcu_read_unlock();
-	return mode != THPCOW_MODE_KERNEL;
+	return mode;
 }
 
 unsigned int thpcow_policy_count(void)
@@ -215,7 +234,7 @@ static void thpcow_rule_free(struct rcu_head *head)
 
 /*
  * An unlinked rule is freed after an RCU grace period (for the ftrace
- * callback's lookup, thpcow_policy_wants()) and then an SRCU one (for the
+ * callback's lookup, thpcow_policy_peek()) and then an SRCU one (for the
  * fault handler and the interfaces, which may sleep while they hold it).
  */
 static void thpcow_rule_rcu_done(struct rcu_head *head)
@@ -244,7 +263,7 @@ static void thpcow_rule_set_flags(struct thpcow_rule *rule, u32 flags)
 static void thpcow_rule_link(struct thpcow_rule *rule)
 {
 	lockdep_assert_held(&thpcow_rules_lock);
-	hash_add_rcu(thpcow_rules, &rule->node, (unsigned long)rule->key);
+	hlist_add_head_rcu(&rule->node, thpcow_rule_bucket(rule->key));
 	atomic_inc(thpcow_scope_count(rule->scope));
 	if (rule->flags & THPCOW_POLICY_CHILDREN)
 		atomic_inc(&thpcow_nr_inherit_rules);
@@ -255,38 +274,11 @@ static void thpcow_rule_link(struct thpcow_rule *rule)
 static void thpcow_rule_unlink(struct thpcow_rule *rule)
 {
 	lockdep_assert_held(&thpcow_rules_lock);
-	hash_del_rcu(&rule->node);
+	hlist_del_init_rcu(&rule->node);
 	atomic_dec(thpcow_scope_count(rule->scope));
 	thpcow_rule_set_flags(rule, 0);
 	call_rcu(&rule->rcu, thpcow_rule_rcu_done);
 	thpcow_hook_update();
-}
-
-static bool thpcow_rule_stale(struct thpcow_rule *rule)
-{
-	if (rule->scope == THPCOW_SCOPE_CGROUP)
-		return !(rule->cgrp->self.flags & CSS_ONLINE);
-	return !pid_task(rule->pid, PIDTYPE_TGID);
-}
-
-/*
- * Drop rules whose cgroup was removed (nothing tells the module), and
- * rules of processes that are gone, which the exit probe and
- * thpcow_rule_link_live() never leave behind.
- */
-static void thpcow_policy_reap(void)
-{
-	struct thpcow_rule *rule;
-	struct hlist_node *tmp;
-	int bkt;
-
-	spin_lock(&thpcow_rules_lock);
-	rcu_read_lock();
-	hash_for_each_safe(thpcow_rules, bkt, tmp, rule, node)
-		if (thpcow_rule_stale(rule))
-			thpcow_rule_unlink(rule);
-	rcu_read_unlock();
-	spin_unlock(&thpcow_rules_lock);
 }
 
 static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
@@ -326,11 +318,21 @@ static bool thpcow_rule_link_live(struct thpcow_rule *rule,
 	return false;
 }
 
+/* Is there room for one more rule (max_rules)? */
+static bool thpcow_rule_room(void)
+{
+	lockdep_assert_held(&thpcow_rules_lock);
+	return thpcow_policy_count() < thpcow_max_rules;
+}
+
 /*
  * Insert or update the rule for @new->key, for @task's process when it is
  * a pid rule. Consumes @new and the reference on its key: linked, or freed
- * because a rule for the key already existed (which is updated) or the
- * process is past its exit (-ESRCH).
+ * because a rule for the key already existed (which is updated), the
+ * process is past its exit (-ESRCH), the cgroup was removed (-ENOENT) or
+ * max_rules rules exist (-ENOSPC).
+ * The rmdir probe runs after the cgroup went offline and takes the lock:
+ * either it finds the rule linked here, or this sees the cgroup offline.
  */
 static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 {
@@ -348,10 +350,16 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 		ret = -ESRCH;
 		goto out;
 	}
+	if (!task && !(READ_ONCE(new->cgrp->self.flags) & CSS_ONLINE)) {
+		ret = -ENOENT;
+		goto out;
+	}
 	old = thpcow_rule_find(new->scope, new->key);
 	if (old) {
 		WRITE_ONCE(old->mode, new->mode);
 		thpcow_rule_set_flags(old, new->flags);
+	} else if (!thpcow_rule_room()) {
+		ret = -ENOSPC;
 	} else if (!task) {
 		thpcow_rule_link(new);
 		new = NULL;
@@ -373,7 +381,6 @@ int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
 {
 	struct thpcow_rule *rule;
 
-	thpcow_policy_reap();
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
 				 mode, flags, GFP_KERNEL);
 	if (!rule)
@@ -387,7 +394,6 @@ int thpcow_policy_set_cgroup(struct cgroup *cgrp, enum thpcow_mode mode,
 {
 	struct thpcow_rule *rule;
 
-	thpcow_policy_reap();
 	cgroup_get(cgrp);
 	rule = thpcow_rule_alloc(THPCOW_SCOPE_CGROUP, cgrp, mode, flags,
 				 GFP_KERNEL);
@@ -507,16 +513,16 @@ enum thpcow_mode thpcow_policy_effective(struct task_struct *task,
 /*
  * Call @fn for each rule, under thpcow_srcu: @fn may sleep, and the pid or
  * cgroup in its info stays valid until it returns. A nonzero return stops
- * the walk and is returned. Stale rules are reaped first.
+ * the walk and is returned.
  */
 int thpcow_policy_walk(int (*fn)(const struct thpcow_rule_info *info,
 				 void *arg), void *arg)
 {
 	struct thpcow_rule_info info;
 	struct thpcow_rule *rule;
-	int bkt, idx, ret = 0;
+	unsigned int bkt;
+	int idx, ret = 0;
 
-	thpcow_policy_reap();
 	idx = srcu_read_lock(&thpcow_srcu);
 	thpcow_for_each_rule(bkt, rule) {
 		thpcow_rule_info(rule, &info);
@@ -577,8 +583,12 @@ static void thpcow_on_fork(void *data, struct task_struct *parent,
 	/* Not if the child has exited already, or a set gave it a rule. */
 	if (atomic_read(&child->signal->live) &&
 	    !thpcow_rule_find(THPCOW_SCOPE_PID, task_tgid(child))) {
-		thpcow_rule_link_live(rule, child);
-		rule = NULL;
+		if (thpcow_rule_room()) {
+			thpcow_rule_link_live(rule, child);
+			rule = NULL;
+		} else {
+			thpcow_count(THPCOW_STAT_INHERIT_FAILED);
+		}
 	}
 	spin_unlock(&thpcow_rules_lock);
 	if (rule)
@@ -609,6 +619,19 @@ static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
 	spin_unlock(&thpcow_rules_lock);
 }
 
+/*
+ * A cgroup is being removed (rmdir, the only way a cgroup v2 goes): its
+ * rule goes with it, so that it neither pins the cgroup nor is walked by
+ * faults, counted, or keeps the hook armed. Called after the cgroup went
+ * offline, under cgroup_mutex and the tracepoint's spinlock, interrupts off.
+ */
+static void thpcow_cgroup_rmdir_probe(void *data, struct cgroup *cgrp,
+				      const char *path)
+{
+	if (atomic_read(&thpcow_nr_cgroup_rules))
+		thpcow_rule_clear(THPCOW_SCOPE_CGROUP, cgrp);
+}
+
 static struct thpcow_tracepoint {
 	const char *name;
 	void *probe;
@@ -616,6 +639,7 @@ static struct thpcow_tracepoint {
 } thpcow_tracepoints[] = {
 	{ .name = "sched_process_fork", .probe = thpcow_on_fork },
 	{ .name = "sched_process_exit", .probe = thpcow_exit_probe },
+	{ .name = "cgroup_rmdir", .probe = thpcow_cgroup_rmdir_probe },
 };
 
 static void thpcow_match_tracepoint(struct tracepoint *tp, void *priv)
@@ -639,8 +663,21 @@ static void thpcow_unregister_tracepoints(struct thpcow_tracepoint *end)
 
 int thpcow_policy_init(void)
 {
+	unsigned int nr = thpcow_max_rules;
 	struct thpcow_tracepoint *t;
 	int ret;
+
+	if (!nr || nr > THPCOW_MAX_RULES_LIMIT) {
+		pr_err("max_rules=%u: must be 1 to %u\n", nr,
+		       THPCOW_MAX_RULES_LIMIT);
+		return -EINVAL;
+	}
+	/* Two buckets at least: hash_ptr() cannot hash to 0 bits. */
+	thpcow_rules_bits = ilog2(roundup_pow_of_two(max(nr, 2U)));
+	thpcow_rules = kvcalloc(1U << thpcow_rules_bits, sizeof(*thpcow_rules),
+				GFP_KERNEL);
+	if (!thpcow_rules)
+		return -ENOMEM;
 
 	for_each_kernel_tracepoint(thpcow_match_tracepoint, NULL);
 	for (t = thpcow_tracepoints;
@@ -654,6 +691,7 @@ int thpcow_policy_init(void)
 			pr_err("cannot attach to tracepoint %s (%d)\n",
 			       t->name, ret);
 			thpcow_unregister_tracepoints(t);
+			kvfree(thpcow_rules);
 			return ret;
 		}
 	}
@@ -664,14 +702,23 @@ void thpcow_policy_exit(void)
 {
 	struct thpcow_rule *rule;
 	struct hlist_node *tmp;
-	int bkt;
+	unsigned int bkt;
 
 	thpcow_unregister_tracepoints(thpcow_tracepoints +
 				      ARRAY_SIZE(thpcow_tracepoints));
 	spin_lock(&thpcow_rules_lock);
-	hash_for_each_safe(thpcow_rules, bkt, tmp, rule, node)
-		thpcow_rule_unlink(rule);
+	for (bkt = 0; bkt < 1U << thpcow_rules_bits; bkt++) {
+		hlist_for_each_entry_safe(rule, tmp, &thpcow_rules[bkt], node)
+			thpcow_rule_unlink(rule);
+		/* Not under the lock for long: up to a million buckets. */
+		if (!(bkt % 4096)) {
+			spin_unlock(&thpcow_rules_lock);
+			cond_resched();
+			spin_lock(&thpcow_rules_lock);
+		}
+	}
 	spin_unlock(&thpcow_rules_lock);
 	rcu_barrier();		/* thpcow_rule_rcu_done() passes them on */
 	srcu_barrier(&thpcow_srcu);
+	kvfree(thpcow_rules);
 }

@@ -46,9 +46,13 @@ static struct folio *thpcow_vma_alloc_anon_folio_pmd(struct vm_fault *vmf,
 		return NULL;
 	}
 	if (thpcow_folio_memcg_alloc_deferred(folio)) {
+		/*
+		 * No memory for the memcg's deferred split list (7.x): the
+		 * kernel counts an allocation failure, not a charge one.
+		 */
 		folio_put(folio);
 		thpcow_count_thp_event(THP_FAULT_FALLBACK);
-		*why = THPCOW_STAT_FALLBACK_CHARGE;
+		*why = THPCOW_STAT_FALLBACK_ALLOC;
 		return NULL;
 	}
 	folio_throttle_swaprate(folio, gfp);
@@ -116,7 +120,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 		folio_put(old);
 	thpcow_count_thp_event(THP_FAULT_ALLOC);
 	count_memcg_event_mm(mm, THP_FAULT_ALLOC);
-	return 0;
+	return THPCOW_VM_FAULT_WRITE;
 
 release:
 	spin_unlock(vmf->ptl);
@@ -126,8 +130,9 @@ release:
 }
 
 /*
- * Returns 0 with *@why = THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0
- * with *@why = THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
+ * Returns THPCOW_VM_FAULT_WRITE (0 but on 5.10) with *@why =
+ * THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0 with *@why =
+ * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
  * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the
  * kernel's own split should handle the fault.
  */
@@ -211,7 +216,12 @@ vm_fault_t thpcow_subst_copy(struct vm_fault *vmf, pmd_t orig_pmd,
 	}
 
 	if (thpcow_copy_user_large_folio(folio, old, vmf->address, vmf->vma)) {
-		/* A poisoned source: the kernel's own 4 KiB copy reports it. */
+		/*
+		 * A poisoned source, queued for memory_failure(), which marks
+		 * it (6.1 on: later faults find it has_hwpoisoned) or splits
+		 * it. The kernel's split follows, and its copy of the faulting
+		 * 4 KiB, as stock (on 5.10 a copy that cannot recover).
+		 */
 		folio_put(folio);
 		folio_put(old);
 		*why = THPCOW_STAT_FALLBACK_INELIGIBLE;

@@ -63,6 +63,7 @@ void thpcow_hook_put(void);
 void thpcow_hook_changed(void);
 void thpcow_hook_update(void);
 bool thpcow_hook_is_armed(void);
+unsigned long thpcow_hook_arm_count(void);
 
 /* subst.c */
 vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
@@ -92,13 +93,16 @@ struct thpcow_rule_info {
 	u64 usage[THPCOW_USAGE_NR];	/* what it did, as THPCOW_IOC_USAGE */
 };
 
+#define THPCOW_MAX_RULES	16384	/* max_rules' default */
+#define THPCOW_MAX_RULES_LIMIT	1048576
+
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
 void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
 			   enum thpcow_stat why);
-bool thpcow_policy_wants(struct mm_struct *mm);
+enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm);
 bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
 int thpcow_policy_set_global(enum thpcow_mode mode);

@@ -33,7 +33,7 @@ other=''
 many=''
 policies() { awk '$1 == "policies" { print $2 }' /sys/kernel/debug/thpcow/stats; }
 # hook_armed: 1 while thpcow's ftrace hook is registered, 0 once it went
-# (a second after the last policy), empty for a module that always hooks.
+# (10 s after the last policy), empty for a module that always hooks.
 hook_armed() { awk '$1 == "hook_armed" { print $2 }' /sys/kernel/debug/thpcow/stats; }
 
 configure() {

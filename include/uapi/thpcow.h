@@ -114,7 +114,7 @@ struct thpcow_list {
  * THPCOW_STAT_NAMES are what debugfs 'stats' and thpcowctl print.
  */
 enum thpcow_stat {
-	THPCOW_STAT_HOOK_CALLS,		/* huge PMD write faults a policy covers */
+	THPCOW_STAT_HOOK_CALLS,		/* huge PMD write faults a policy may act on */
 	THPCOW_STAT_SUBSTITUTED,	/* huge zero page replaced by a THP */
 	THPCOW_STAT_PASSTHROUGH,	/* policy said: the kernel's way */
 	THPCOW_STAT_NOT_ZERO_PAGE,	/* not the huge zero page */
@@ -122,14 +122,14 @@ enum thpcow_stat {
 	THPCOW_STAT_NATIVE,		/* the kernel substitutes by itself */
 	THPCOW_STAT_FALLBACK_INELIGIBLE,	/* no THP allowed here now */
 	THPCOW_STAT_FALLBACK_UFFD,	/* userfaultfd registered range */
-	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP */
+	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP (7.x: or no deferred list) */
 	THPCOW_STAT_FALLBACK_CHARGE,	/* memcg could not take 2 MiB more */
 	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
 	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */
-	THPCOW_STAT_INHERIT_FAILED,	/* no memory to pass a policy to a child */
+	THPCOW_STAT_INHERIT_FAILED,	/* no memory or room to pass a policy on */
 	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
 	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
-	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent */
+	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (5.10) */
 	THPCOW_STAT_SPLIT,		/* split forced where the kernel would not */
 	THPCOW_STAT_NR
 };

@@ -78,4 +78,15 @@ thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
 #endif
 }
 
+/* The hooked call's PMD value: 5.10 passes it, later series keep it in @vmf. */
+static inline pmd_t thpcow_ftrace_orig_pmd(struct thpcow_ftrace_regs *fregs,
+					   struct vm_fault *vmf)
+{
+#if THPCOW_UP_TO_5_10
+	return __pmd(regs_get_kernel_argument(fregs, 1));
+#else
+	return vmf->orig_pmd;
+#endif
+}
+
 #endif /* THPCOW_COMPAT_FTRACE_H */

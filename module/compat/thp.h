@@ -32,6 +32,20 @@ static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
 #endif
 }
 
+/*
+ * What a write fault that gave the faulting mm a page of its own returns.
+ * 5.10's GUP needs VM_FAULT_WRITE there, as do_wp_page() and the reuse in
+ * do_huge_pmd_wp_page() return it: on it faultin_page() sets FOLL_COW, so
+ * that a FOLL_FORCE write into a read-only private mapping (ptrace,
+ * /proc/PID/mem) follows the page it got instead of faulting again. 6.0
+ * removed FOLL_COW (GUP checks PageAnonExclusive), 6.2 VM_FAULT_WRITE.
+ */
+#if THPCOW_UP_TO_5_10
+#define THPCOW_VM_FAULT_WRITE	VM_FAULT_WRITE
+#else
+#define THPCOW_VM_FAULT_WRITE	0
+#endif
+
 /* The kernel's own fallback for a write on the huge zero page, before 6.13. */
 static inline vm_fault_t thpcow_split_huge_pmd(struct vm_fault *vmf)
 {
@@ -112,27 +126,39 @@ static inline void thpcow_folio_zero_user(struct folio *folio,
 #endif
 }
 
-/* copy_mc_user_highpage(), which 5.10 lacks: 0, or the bytes not copied. */
+/*
+ * copy_mc_user_highpage() as 6.12 has it: 0, or the bytes not copied, and
+ * then the poisoned source page is queued for memory_failure(). A machine
+ * check the copy recovers from is not reported otherwise (the handler only
+ * fixes up the copy), and each later copy of the page would take another.
+ * 6.1's copy_mc_user_highpage() does not report, its caller does
+ * (__wp_page_copy_user()); 6.9 moved the report into it. 5.10 has no
+ * machine-check-safe CoW copy at all: its own copies cannot recover.
+ */
 static inline int thpcow_copy_mc_user_highpage(struct page *to,
 					       struct page *from,
 					       unsigned long vaddr,
 					       struct vm_area_struct *vma)
 {
+	int ret;
+
 #if THPCOW_UP_TO_5_10
 	/* x86-64 (module/Kbuild) has no highmem: every page is mapped. */
-	return copy_mc_to_kernel(page_address(to), page_address(from),
-				 PAGE_SIZE);
+	ret = copy_mc_to_kernel(page_address(to), page_address(from), PAGE_SIZE);
 #else
-	return copy_mc_user_highpage(to, from, vaddr, vma);
+	ret = copy_mc_user_highpage(to, from, vaddr, vma);
 #endif
+	if (ret)
+		memory_failure_queue(page_to_pfn(from), 0);
+	return ret;
 }
 
 /*
  * Copy @src into @dst; non-zero (-EHWPOISON) if a poisoned subpage of @src
- * was met, and @dst is not to be used. Up to 6.1 copy_user_huge_page()
- * copies with plain copy_user_highpage(), which cannot recover from a
- * machine check: copy each subpage machine-check-safely, as 6.2's
- * copy_user_large_folio() does.
+ * was met, reported to memory_failure(), and @dst is not to be used. Up to
+ * 6.1 copy_user_huge_page() copies with plain copy_user_highpage(), which
+ * cannot recover from a machine check: copy each subpage machine-check-
+ * safely, as 6.2's copy_user_large_folio() does (and reports, from 6.9).
  */
 static inline int thpcow_copy_user_large_folio(struct folio *dst,
 					       struct folio *src,
@@ -185,9 +211,13 @@ static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
  * lock. Mirrors do_huge_pmd_wp_page() of the series: a THP nobody else
  * holds is reused, never copied (5.10 tells by its map count; later series
  * by PageAnonExclusive, or by a reference count of one once the other
- * sharers exited or exec'd); a page that may be pinned for DMA must stay
- * the one the device sees; swap cache, KSM and poisoned THPs are left to
- * the kernel.
+ * sharers exited or exec'd); swap cache, KSM and poisoned THPs are left to
+ * the kernel. On 5.10 a shared page may be pinned for DMA (a read-only
+ * pin does not unshare there) and must stay the one the device sees. From
+ * 5.19 on a shared anonymous page cannot be pinned: GUP unshares it first
+ * (FAULT_FLAG_UNSHARE), fork() copies a pinned one, and a pinned page is
+ * PageAnonExclusive, which is reused before any such check: the kernel
+ * does not check, and neither does this.
  */
 static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 				       enum thpcow_stat *why)
@@ -204,8 +234,6 @@ static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 	    folio_ref_count(folio) <= 1 + (folio_test_swapcache(folio) ?
 					   folio_nr_pages(folio) : 0))
 		*why = THPCOW_STAT_NOT_SHARED;
-	else if (folio_maybe_dma_pinned(folio))
-		*why = THPCOW_STAT_FALLBACK_PINNED;
 	else if (!folio_test_anon(folio) || folio_test_ksm(folio) ||
 		 folio_test_swapcache(folio) ||
 		 thpcow_folio_test_has_hwpoisoned(folio))

@@ -204,6 +204,50 @@ mode_param_needs_cap_sys_admin() {
 	check_eq "$(<"$param")" zero "the mode root set"
 }
 
+# The same while the module loads and unloads: its sysfs file exists during
+# all of init (kprobe, symbol lookups, the probe fault, ftrace) and exit
+# (RCU-tasks and SRCU waits). A uid-0 writer without CAP_SYS_ADMIN (nor
+# CAP_SYS_MODULE) keeps writing zero through 10 loads and unloads: not one
+# write is taken, and every load comes up in mode kernel.
+mode_param_cap_during_load() {
+	local writer i got
+	local caps=-sys_admin,-sys_module
+	local no_admin=(setpriv "--inh-caps=$caps" "--bounding-set=$caps")
+	# shellcheck disable=SC2016 # Perl code
+	local loop='
+		my ($file, $stop) = @ARGV;
+		my %n;
+		until (-e $stop) {
+			if (open(my $fh, ">", $file)) {
+				$n{defined(syswrite($fh, "zero\n")) ? "ok" : $!{EPERM} ? "EPERM" : "other"}++;
+			} else {
+				$n{absent}++;
+			}
+		}
+		print join(" ", map { "$_=" . ($n{$_} // 0) } qw(ok EPERM other absent)), "\n";
+	'
+	# globals: the EXIT trap runs after the function returned
+	ko=${THPCOW_VM_MODULE:?the module vm/run loaded}
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2086 # the parameters are words
+	trap 'touch "$tmp/stop"; wait; rm -rf "$tmp"; [[ -d /sys/module/thpcow ]] || insmod "$ko" ${THPCOW_VM_MODPARAMS:-}' EXIT
+	echo kernel >"$param"
+	"${no_admin[@]}" perl -MErrno -e "$loop" "$param" "$tmp/stop" >"$tmp/writer" &
+	writer=$!
+	for ((i = 0; i < 10; i++)); do
+		rmmod thpcow
+		# shellcheck disable=SC2086
+		insmod "$ko" ${THPCOW_VM_MODPARAMS:-}
+		got=$(<"$param")
+		check_eq "$got" kernel "the mode after load $i"
+	done
+	touch "$tmp/stop"
+	wait "$writer"
+	cat "$tmp/writer"
+	# (other: a write to the file of a module being removed, ENODEV)
+	check_match "$(<"$tmp/writer")" '^ok=0 EPERM=[1-9]' "the writer's writes"
+}
+
 debugfs_read_only() {
 	local f data got before
 	trap 'keep_clean' EXIT
@@ -227,6 +271,7 @@ cases=(
 	fuzz_as_root              # random ioctls: allowed errnos only, no rule changed
 	mode_param_garbage        # bad default_mode writes: EINVAL, the mode stays
 	mode_param_needs_cap_sys_admin # uid 0 without CAP_SYS_ADMIN: EPERM, the mode stays
+	mode_param_cap_during_load # ... also while the module loads and unloads
 	debugfs_read_only         # writes to stats and policies are refused, change nothing
 )
 [[ -x $fuzz ]] || { echo "no $fuzz: make -C tests/prog" >&2; exit 1; }

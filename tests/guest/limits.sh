@@ -21,12 +21,16 @@ source "$here/../lib/tap.sh"
 source "$here/../lib/guest.sh"
 
 fragment=$guest_repo/tests/prog/fragment
+manyrules=$guest_repo/tests/prog/manyrules
 thp=/sys/kernel/mm/transparent_hugepage
 size=64 # MiB per run: 32 huge pages
 regions=$((size / 2))
 # reload_under_load's cycles: each takes about 7 s here (RCU-tasks, SRCU)
 reloads=10
 [[ ${THPCOW_CHECK:-} != all ]] || reloads=50
+
+# val_of TEXT KEY: KEY's value in key=value lines.
+val_of() { sed -n "s/^$2=//p" <<<"$1"; }
 
 # thps_of NAME: the THPs that back wrf run NAME's region at its end.
 thps_of() { echo $(($(val "$1" anon_huge_kb) / 2048)); }
@@ -167,10 +171,41 @@ reload_under_load() {
 	}
 }
 
+# The rule table holds max_rules rules: loaded with max_rules=4, a fifth
+# cgroup rule is refused with ENOSPC (and thpcowctl says why), changing an
+# existing one still works, a --children fork past the limit counts
+# inherit_failed, and a rule that goes makes room again.
+rule_table_full() {
+	local got msg
+	trap 'cg_clean; rmmod thpcow; insmod "$ko"' EXIT
+	rmmod thpcow
+	insmod "$ko" max_rules=4
+	check_eq "$(</sys/module/thpcow/parameters/max_rules)" 4 "max_rules"
+	cg_make full
+	got=$("$manyrules" "$cg/thpcow-test/full" 5)
+	echo "$got" | tr '\n' ' '
+	echo
+	check_eq "$(val_of "$got" set_ok)" 4 "rules set"
+	check_eq "$(val_of "$got" set_errno)" ENOSPC "the fifth's error"
+	check_eq "$(stat_of policies)" 4 "rules"
+	msg=$("$ctl" set --cgroup "$cg/thpcow-test/full/r4" zero 2>&1) && return 1
+	check_match "$msg" "rule table is full \(module parameter max_rules\)" "thpcowctl's message"
+	"$ctl" set --cgroup "$cg/thpcow-test/full/r0" copy
+	check_match "$("$ctl" get --cgroup "$cg/thpcow-test/full/r0" --json)" '"mode": ?"copy"' \
+		"an existing rule changed"
+	"$ctl" clear --cgroup "$cg/thpcow-test/full/r0"
+	got=$(stat_of inherit_failed)
+	"$ctl" exec zero --children -- "$forkexec" -- true
+	check_eq $(($(stat_of inherit_failed) - got)) 1 "inherit_failed for a fork past the limit"
+	"$ctl" set --cgroup "$cg/thpcow-test/full/r4" zero
+	check_eq "$(stat_of policies)" 4 "rules after one went and another came"
+}
+
 cases=(
 	memcg_parity      # memory.max just above the working set: kernel = zero
 	thp_alloc_failure # no free 2 MiB block: stock split, counted
 	reload_under_load # rmmod/insmod under 4 faulting processes
+	rule_table_full   # max_rules: ENOSPC with a clear message, inherit_failed
 )
 tap_run "${cases[@]}"
 guest_done $?

@@ -56,6 +56,20 @@ copy_reuses_after_child_exit() {
 	check_eq "$(val reuse verify)" ok "data"
 }
 
+# 'zero' acts on write faults on the huge zero page only (and where the
+# kernel substitutes it itself, on none): a child's write faults on the THPs
+# it shares after fork are not even redirected to thpcow, which counts
+# nothing, and split as stock.
+zero_leaves_shared_thps() {
+	local calls
+	calls=$(stat_of hook_calls)
+	fork_write zerofork zero
+	check_eq "$(val zerofork child_thp_split_pmd)" "$regions" "child splits"
+	check_eq "$(val zerofork child_verify)" ok "child data"
+	check_eq "$(val zerofork verify)" ok "parent data after the child wrote"
+	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+}
+
 kernel_after_fork_splits() {
 	fork_write kernel kernel
 	check_eq "$(val kernel child_thp_split_pmd)" "$regions" "child splits"
@@ -99,6 +113,7 @@ split_on_native() {
 cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
 	copy_reuses_after_child_exit # 'copy' after the child exited: reused in place, no copy
+	zero_leaves_shared_thps  # 'zero' and shared THPs: not redirected, stock split
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
 	split_is_stock_here      # 'split' where the kernel splits anyway: the same
 	split_on_native          # 'split' on 7.x: the stock <= 6.12 split

@@ -297,6 +297,9 @@ int device_policy(int fd, const char *verb, unsigned long cmd,
 	else if ((err == ENOTDIR || err == EBADF) &&
 		 t->scope == THPCOW_SCOPE_CGROUP)
 		error_msg("%s: not a cgroup v2 directory", t->cgroup_abs);
+	else if (err == ENOSPC && cmd == THPCOW_IOC_SET)
+		error_msg("%s: the module's rule table is full (module parameter max_rules)",
+			  what);
 	else if (err == EOPNOTSUPP && cmd == THPCOW_IOC_SET)
 		error_msg("mode '%s' is not supported by this module version",
 			  mode_name(p->mode));

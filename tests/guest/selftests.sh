@@ -259,7 +259,18 @@ st_userfaultfd() {
 	sub exit userfaultfd/hugetlb "$stress" hugetlb 8 4 "${huge[@]}"
 }
 
-st_split_huge_page_test() { sub exit split_huge_page_test "$bin/split_huge_page_test"; }
+# Its anonymous sub-tests (7.x: "Split huge pages to order N", "Split zero
+# filled huge pages") exit at the first THP that the debugfs split left whole,
+# and that split skips, silently, a THP whose refcount is not the expected one
+# or whose lock another context holds at that moment (mm/huge_memory.c,
+# split_huge_pages_pid(): no split attempted, thp_split_page_failed stays).
+# Under TCG that happens without the module too: on 7.3, 22 runs each in two
+# guests failed off 2, zero 0, copy 3 ("order 8: expected: 8 got 6" with
+# "order 9: expected: 0 got 1", off once with all 4 THPs left whole, or "Still
+# AnonHugePages not split"), and the program never reaches thpcow's hook (no
+# fork, every first touch a write: hook_calls 0 in every mode). Hence 3 tries,
+# as for ksm_tests.
+st_split_huge_page_test() { tries=3 sub exit split_huge_page_test "$bin/split_huge_page_test"; }
 
 # KSM's counters, which the tests check, are global: before each, unmerge
 # everything (run=2 also drops the stale stable nodes of exited processes).

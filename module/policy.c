@@ -83,8 +83,10 @@ static atomic64_t thpcow_global_substitutions = ATOMIC64_INIT(0);
 	hlist_for_each_entry_rcu(rule, thpcow_rule_bucket(k), node,	\
 				 thpcow_rules_held())
 
+/* As hash_for_each_rcu(): a break in the body ends the whole walk. */
 #define thpcow_for_each_rule(bkt, rule)					\
-	for ((bkt) = 0; (bkt) < 1U << thpcow_rules_bits; (bkt)++)	\
+	for ((bkt) = 0, (rule) = NULL;					\
+	     !(rule) && (bkt) < 1U << thpcow_rules_bits; (bkt)++)	\
 		hlist_for_each_entry_rcu(rule, &thpcow_rules[bkt], node,\
 					 thpcow_rules_held())
 
@@ -624,12 +626,14 @@ static void thpcow_exit_probe(THPCOW_EXIT_PROBE_PARAMS)
  * rule goes with it, so that it neither pins the cgroup nor is walked by
  * faults, counted, or keeps the hook armed. Called after the cgroup went
  * offline, under cgroup_mutex and the tracepoint's spinlock, interrupts off.
+ * Always under the rules lock, never skipped on a count read without it:
+ * a SET that saw the cgroup online and has yet to link its rule (the
+ * count still 0) would then link it after this, for good.
  */
 static void thpcow_cgroup_rmdir_probe(void *data, struct cgroup *cgrp,
 				      const char *path)
 {
-	if (atomic_read(&thpcow_nr_cgroup_rules))
-		thpcow_rule_clear(THPCOW_SCOPE_CGROUP, cgrp);
+	thpcow_rule_clear(THPCOW_SCOPE_CGROUP, cgrp);
 }
 
 static struct thpcow_tracepoint {

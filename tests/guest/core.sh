@@ -152,12 +152,13 @@ removed_cgroup_leaves_no_rule() {
 	check_eq "$(stat_of policies)" 1 "rules with the cgroup's"
 	rmdir "$cg/thpcow-test/gone"
 	check_eq "$(stat_of policies)" 0 "rules right after the rmdir"
-	for ((i = 0; i < 50; i++)); do
+	# freed after RCU and SRCU grace periods, then the css's own RCU work
+	for ((i = 0; i < 200; i++)); do
 		dying=$(sed -n 's/^nr_dying_descendants //p' "$cg/thpcow-test/cgroup.stat")
 		((dying == 0)) && break
 		sleep 0.1
 	done
-	check_eq "$dying" 0 "dying cgroups below thpcow-test after 5 s"
+	check_eq "$dying" 0 "dying cgroups below thpcow-test after 20 s"
 }
 
 exited_process_leaves_no_rule() {
@@ -283,24 +284,25 @@ hooked_within() {
 hook_armed_only_with_policy() {
 	local pid
 	check_eq "$("$ctl" list --json | grep -c '"scope"')" 0 "rules at start"
-	# Disarmed 10 s after the last policy went (or the load).
-	hooked_within 15 "0 0" || return 1
+	# Disarmed 10 s after the last policy went (or the load), then RCU-tasks
+	# waits and text patching: 30 s under TCG's load.
+	hooked_within 30 "0 0" || return 1
 	sleep 30 &
 	pid=$!
 	"$ctl" set --pid "$pid" zero
 	# In force when set returns.
 	check_eq "$(hooked)" "1 1" "hooked right after set --pid"
 	"$ctl" clear --pid "$pid"
-	hooked_within 15 "0 0" || return 1
+	hooked_within 30 "0 0" || return 1
 	"$ctl" set --global copy
 	check_eq "$(hooked)" "1 1" "hooked right after set --global"
 	"$ctl" clear --global
-	hooked_within 15 "0 0" || return 1
+	hooked_within 30 "0 0" || return 1
 	# A rule that goes with its process disarms too.
 	"$ctl" set --pid "$pid" zero
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
-	hooked_within 15 "0 0" || return 1
+	hooked_within 30 "0 0" || return 1
 	# And a policy works again after all that.
 	wrf_as rearmed "$ctl" exec zero -- "$wrf" --size "$size" --verify
 	expect_thps rearmed
@@ -330,7 +332,10 @@ underused_thps_split() {
 	split=$(awk '$1 == "thp_underused_split_page" { print $2 }' /proc/vmstat)
 	settled MemFree: /proc/meminfo >/dev/null
 	split=$(($(awk '$1 == "thp_underused_split_page" { print $2 }' /proc/vmstat) - split))
-	check_eq "$split" "$regions" "underused THPs split by the shrinker"
+	# the counter is the machine's: at least ours, and none of ours left whole
+	((split >= regions)) || { echo "underused THPs split by the shrinker: $split, want >= $regions"; return 1; }
+	check_eq "$(awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$held/smaps_rollup")" 0 \
+		"AnonHugePages kB of the process after the shrinker"
 }
 
 # ipis: the function-call and TLB-shootdown IPIs all CPUs took so far.
@@ -341,7 +346,7 @@ ipis() { awk '$1 == "CAL:" || $1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]
 # to every CPU. It disarms only after some seconds without any policy.
 arming_survives_churn() {
 	local arms ipi i
-	hooked_within 15 "0 0" || return 1
+	hooked_within 30 "0 0" || return 1
 	arms=$(stat_of hook_arms)
 	ipi=$(ipis)
 	for ((i = 0; i < 8; i++)); do

@@ -130,7 +130,7 @@ reload_under_load() {
 	done
 	for ((i = 1; i <= reloads; i++)); do
 		rmmod thpcow
-		insmod "$ko" default_mode=zero
+		insmod_ko default_mode=zero
 		sleep 0.2
 		((i % 10)) || echo "$i cycles of $reloads at $SECONDS s"
 	done
@@ -155,7 +155,7 @@ reload_under_load() {
 		wait "$p" || true
 	done
 	rmmod thpcow
-	insmod "$ko"
+	insmod_ko
 	! grep -q . "$out"/reload-* || {
 		echo "a writer saw corrupt data:"
 		cat "$out"/reload-*
@@ -177,9 +177,9 @@ reload_under_load() {
 # inherit_failed, and a rule that goes makes room again.
 rule_table_full() {
 	local got msg
-	trap 'cg_clean; rmmod thpcow; insmod "$ko"' EXIT
+	trap 'cg_clean; rmmod thpcow; insmod_ko' EXIT
 	rmmod thpcow
-	insmod "$ko" max_rules=4
+	insmod_ko max_rules=4
 	check_eq "$(</sys/module/thpcow/parameters/max_rules)" 4 "max_rules"
 	cg_make full
 	got=$("$manyrules" "$cg/thpcow-test/full" 5)

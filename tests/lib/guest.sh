@@ -94,6 +94,13 @@ free_kb() {
 # read it).
 echo 3600000 >/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs
 
+# insmod_ko [PARAM...]: load the run's module again, with the run's own
+# parameters (vm/run --modparams, e.g. assume_ibt=1) and PARAMs after them.
+insmod_ko() {
+	# shellcheck disable=SC2086 # the parameters, one a word
+	insmod "$ko" ${THPCOW_VM_MODPARAMS:-} "$@"
+}
+
 # guest_done RC: clean up, exit with RC (the status of tap_run).
 guest_done() {
 	cg_clean

@@ -35,7 +35,10 @@ selftests_6_12() { selftests_on 6.12; }
 selftests_latest() { selftests_on latest; }
 
 cd "$repo" || exit 1
-built=$(vm/selftests-build 2>"$vm_scratch/build.log") || built=''
+# the series the cases below run (cow comes from the newest tree, latest's)
+series=(6.1 6.12 latest)
+[[ ${THPCOW_CHECK:-} != all ]] || series+=(5.10)
+built=$(vm/selftests-build "${series[@]}" 2>"$vm_scratch/build.log") || built=''
 cases=(
 	selftests_6_1    # bookworm's 6.1 (selftests/vm)
 	selftests_6_12   # trixie's 6.12 (selftests/mm)

@@ -2,8 +2,9 @@
 # tests/vm/selftests.t: the kernel's own mm selftests, each run with thpcow
 # off and in the modes zero and copy (the global mode), must pass and fail the
 # same sub-tests but for the differences listed with their reasons in
-# tests/guest/selftests.sh: one guest, one case per kernel series (6.1 and
-# 6.12; make check-all adds 5.10 and latest). The programs come from each series' own Debian source package
+# tests/guest/selftests.sh: one guest, one case per kernel series (6.1;
+# make check-all adds 5.10, 6.12 and latest). The programs come from each
+# series' own Debian source package
 # (cow from the newest), built on the host into the cache by
 # vm/selftests-build (the first time it fetches four linux-source packages
 # with apt, about 3 minutes; building them again from those, 2.5 minutes).
@@ -35,18 +36,19 @@ selftests_6_12() { selftests_on 6.12; }
 selftests_latest() { selftests_on latest; }
 
 cd "$repo" || exit 1
-# the series the cases below run (cow comes from the newest tree, latest's)
-series=(6.1 6.12 latest)
-[[ ${THPCOW_CHECK:-} != all ]] || series+=(5.10)
+# the series the cases below run (vm/selftests-build adds the trees that
+# 6.12's and latest's programs come from)
+series=(6.1)
+[[ ${THPCOW_CHECK:-} != all ]] || series+=(5.10 6.12 latest)
 built=$(vm/selftests-build "${series[@]}" 2>"$vm_scratch/build.log") || built=''
 cases=(
 	selftests_6_1    # bookworm's 6.1 (selftests/vm)
-	selftests_6_12   # trixie's 6.12 (selftests/mm)
 )
-# make check-all only: the same comparison on one more series of each
-# tree; make check runs core.sh and modes.sh with thpcow there (compat.t)
+# make check-all only: the same comparison on the other series; make check
+# runs core.sh and modes.sh with thpcow there (compat.t)
 long_cases=(
 	selftests_5_10   # bullseye's 5.10 (selftests/vm; 6.1's programs where 5.10 has none)
+	selftests_6_12   # trixie's 6.12 (selftests/mm)
 	selftests_latest # trixie-backports' 7.x (selftests/mm), where the kernel substitutes itself
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

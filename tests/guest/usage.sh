@@ -13,7 +13,7 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$repo/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/guest.sh
-source "$repo/tests/lib/guest.sh" # ctl wrf cg cg_make cg_clean out
+source "$repo/tests/lib/guest.sh" # ctl wrf cg cg_make cg_clean out insmod_ko
 # shellcheck source=SCRIPTDIR/../lib/run.sh
 source "$repo/tests/lib/run.sh" # run, fails, jqso
 
@@ -252,8 +252,7 @@ pid_rule_row() {
 # insmod the module again, with PARAMS (and the run's own parameters).
 reload() {
 	[[ ! -e /sys/module/thpcow ]] || rmmod thpcow
-	# shellcheck disable=SC2086 # parameters, one a word
-	insmod "$ko" ${THPCOW_VM_MODPARAMS:-} "$@"
+	insmod_ko "$@"
 }
 
 # The module as the other cases want it: loaded with its defaults, the

@@ -262,7 +262,7 @@ static void thpcow_usage_reclaim(void)
 
 	lockdep_assert_held(&thpcow_usage_lock);
 	for (i = 0; i < thpcow_usage_nr; i++) {
-		cond_resched();	/* each lookup walks the tree on 5.10 */
+		cond_resched();	/* each lookup walks the tree on 5.10 (compat/cgroup.h) */
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
 			continue;

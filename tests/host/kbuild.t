@@ -40,6 +40,10 @@ other_arch_refused() {
 option_refused() {
 	check_eq "$(refusal CONFIG_KPROBES=)" \
 		"thpcow: this kernel lacks CONFIG_KPROBES, which thpcow needs" "no KPROBES"
+	check_eq "$(refusal CONFIG_PREEMPT_RT=y)" \
+		"thpcow: this kernel is PREEMPT_RT, which thpcow does not support (its fork and exit tracepoint probes allocate and take a spinlock_t)" \
+		"PREEMPT_RT"
+	check_match "$(<module/Kconfig)" $'\n\tdepends on !PREEMPT_RT\n' "module/Kconfig: not PREEMPT_RT"
 }
 
 known="supported: 5.10 6.1 6.12 7.3 and Ubuntu's 5.15 6.8"
@@ -69,7 +73,7 @@ dkms_and_kconfig() {
 cases=(
 	x86_64_passes      # x86-64, a known series, the options: no refusal
 	other_arch_refused # arm64, 32-bit x86: one line, before any compiler
-	option_refused     # a missing option: one line naming it
+	option_refused     # a missing option, or PREEMPT_RT: one line naming it
 	series_refused     # an unknown series: one line with the known ones
 	ubuntu_series      # Ubuntu's 5.15 and 6.8 pass, vanilla ones do not
 	dkms_and_kconfig   # DKMS and Kconfig refuse other architectures too

@@ -250,6 +250,29 @@ static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 	return true;
 }
 
+/*
+ * A first look without the PMD lock (the ftrace callback's): is the THP
+ * @pmd maps one do_huge_pmd_wp_page() reuses at once because it is
+ * PageAnonExclusive (5.19 on; 6.1's, 6.8's, 6.12's and 7.3's check it
+ * before anything else)? thpcow_copy_refused() decides under the lock;
+ * this only spares such faults the detour. The THP may be unmapped and
+ * freed meanwhile (a concurrent MADV_DONTNEED holds mmap_lock for read
+ * too), so the flags are read raw, without PageAnonExclusive()'s
+ * VM_BUG_ON_PGFLAGS(!PageAnon()); a stale answer costs one detour or one
+ * fault passed to the kernel, which reuses or copies it itself.
+ */
+static inline bool thpcow_thp_maybe_exclusive(pmd_t pmd)
+{
+#if THPCOW_HAS_ANON_EXCLUSIVE
+	struct page *page = pmd_page(pmd);
+
+	return folio_test_anon(page_folio(page)) &&
+	       test_bit(PG_anon_exclusive, (unsigned long *)&page->flags);
+#else
+	return false;
+#endif
+}
+
 static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *range,
 						  struct vm_area_struct *vma,
 						  unsigned long start,

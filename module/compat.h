@@ -15,7 +15,8 @@
  *                     the kernel calls in thpcow (the hooked function, the
  *                     exit tracepoint)
  *  compat/ksym-list.h what thpcow needs but the kernel does not export,
- *                     one list; symbols.c resolves it at load
+ *                     one list
+ *  compat/symbols.c   resolves it at load (kallsyms, found with a kprobe)
  *  compat/ksyms.h     how the resolved symbols are reached: variables by
  *                     pointer, functions by static call (direct calls)
  *  compat/forward.c   out-of-line bodies for the functions the kernel's

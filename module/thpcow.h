@@ -30,7 +30,7 @@ extern const char * const thpcow_stat_names[];
 int thpcow_stat_usage(enum thpcow_stat why);
 void thpcow_stats_report(void);
 
-/* symbols.c: resolve compat/ksym-list.h, and check the calls are direct */
+/* compat/symbols.c: resolve compat/ksym-list.h, and check the calls are direct */
 struct thpcow_calls {
 	unsigned int direct;	/* functions called through a static call */
 	unsigned int sites;	/* their call sites, checked */

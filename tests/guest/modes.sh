@@ -112,7 +112,7 @@ copy_skips_exclusive() {
 		skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
 	local calls kb
 	calls=$(stat_of hook_calls)
-	kb=$("$ctl" exec copy -- bash -c "$(declare -f softdirty_rewrite); size=$size softdirty_rewrite") ||
+	kb=$("$ctl" exec copy --children -- bash -c "$(declare -f softdirty_rewrite); size=$size softdirty_rewrite") ||
 		return 1
 	check_eq "$kb" $((size * 1024)) "AnonHugePages kB after the second writes"
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"

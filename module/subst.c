@@ -108,10 +108,13 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 
 	thpcow_pmdp_huge_clear_flush_notify(vma, haddr, vmf->pmd);
 	thpcow_map_anon_folio_pmd(folio, vmf->pmd, vma, haddr);
-	if (old)
+	if (old) {
+#ifndef THPCOW_BREAK_RMAP /* broken on purpose: vm/tests/detectors.t */
 		thpcow_folio_remove_rmap_pmd(old, vma);
-	else
+#endif
+	} else {
 		add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
+	}
 	spin_unlock(vmf->ptl);
 	thpcow_mmu_notifier_invalidate_range_end(&range);
 
@@ -130,7 +133,7 @@ release:
 }
 
 /*
- * Returns THPCOW_VM_FAULT_WRITE (0 but on 5.10) with *@why =
+ * Returns THPCOW_VM_FAULT_WRITE (0 but before 6.0) with *@why =
  * THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0 with *@why =
  * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
  * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the

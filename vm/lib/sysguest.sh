@@ -27,7 +27,8 @@
 #       warned, oopsed or locked up (the guest panics on a WARN).
 
 : "${vm_scratch:?source vm/lib/vm.sh first}" "${repo:?}"
-sysguest_kernel_problems='WARNING: CPU:|BUG:|Oops|Call Trace|detected stall|soft lockup|hard LOCKUP|blocked for more than|Kernel panic'
+# shellcheck source=SCRIPTDIR/splat.sh
+source "$(dirname "${BASH_SOURCE[0]}")/splat.sh"
 
 # the modules a root on an ext4 virtio disk needs, in load order
 sysguest_disk_modules='crc16 crc32c_generic libcrc32c mbcache jbd2 ext4 virtio_blk'
@@ -143,8 +144,8 @@ sysguest_problems() {
 		echo "the guest timed out after $timeout s"
 		return 1
 	fi
-	if grep -qE "$sysguest_kernel_problems" "$console"; then
-		grep -m1 -B10 -A40 -E "$sysguest_kernel_problems" "$console"
+	if grep -qE "$kernel_problems" "$console"; then
+		grep -m1 -B10 -A40 -E "$kernel_problems" "$console"
 		echo "the guest kernel reported a problem"
 		return 1
 	fi

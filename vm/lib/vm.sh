@@ -36,3 +36,23 @@ vm_expect_rc() {
 	tail -n 40 "$vm_scratch/stderr"
 	return 1
 }
+
+# vm_testmod DIR SERIES: build the test-only module in DIR (its .c files and
+# Kbuild: vm/warnmod, vm/splatmod) for SERIES' kernel, on the host, into the
+# cache, and set vm_ko to the .ko. Against /usr/src/linux-headers-RELEASE
+# (6.1: make deps installs them) or a prebuilt series' headers (KDIR/build);
+# skips the case when neither is there. The module is named after DIR.
+# shellcheck disable=SC2034 # vm_ko is for the test files
+vm_testmod() {
+	local src=$repo/$1 kdir release headers dir
+	kdir=$("$repo/vm/fetch-kernel" "$2") || return 1
+	release=$(cat "$kdir/release")
+	headers=/usr/src/linux-headers-$release
+	[[ ! -e $kdir/build ]] || headers=$kdir/build
+	[[ -d $headers ]] || skip "no $headers (make deps installs it)"
+	dir=$vm_cache/$(basename "$1")/$release
+	mkdir -p "$dir"
+	cp -u "$src"/*.c "$src/Kbuild" "$dir/"
+	make -s -C "$headers" M="$dir" modules >/dev/null 2>&1 || make -C "$headers" M="$dir" modules || return 1
+	vm_ko=$dir/$(basename "$1").ko
+}

@@ -18,15 +18,8 @@ debian_6_1_release() {
 
 # warnmod built for the 6.1 guest, in the cache (which the guest sees).
 build_warnmod() {
-	local release headers dir
-	release=$(cat "$("$repo/vm/fetch-kernel" 6.1)/release")
-	headers=/usr/src/linux-headers-$release
-	[[ -d $headers ]] || skip "no $headers (make deps installs it)"
-	dir=$vm_cache/warnmod/$release
-	mkdir -p "$dir"
-	cp -u "$repo"/vm/warnmod/{warnmod.c,Kbuild} "$dir/"
-	make -s -C "$headers" M="$dir" modules >/dev/null 2>&1 || make -C "$headers" M="$dir" modules
-	warnmod=$dir/warnmod.ko
+	vm_testmod vm/warnmod 6.1
+	warnmod=$vm_ko
 }
 
 boots_debian_6_1() {

@@ -5,8 +5,8 @@
 # vm-all: --kernel 5.10 --timeout 600
 # vm-all: --kernel latest --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 1800
-# stress-ng, a suite nobody here wrote, in a guest with thpcow loaded (the
-# vm: lines above are how tests/check boots it): its vm, mmap, madvise,
+# stress-ng, a suite nobody here wrote, in a guest with thpcow loaded (how
+# tests/check boots it: the lines above): its vm, mmap, madvise,
 # mremap, mlock, fork, memfd and userfaultfd stressors, all at once, each as
 # its own stress-ng in its own cgroup, with --verify (madvise has no
 # verification in bookworm's 0.15.06) and --page-in, under the global modes
@@ -21,7 +21,7 @@
 # share. Each stressor's bogo ops (from --yaml), verification failures and
 # exit status (from its log) and what thpcow did in its cgroup (thpcowctl
 # usage) are printed. THPCOW_STRESSNG_SECONDS sets the length of each round
-# (default 15), THPCOW_STRESSNG another stress-ng to run.
+# (default 12), THPCOW_STRESSNG another stress-ng to run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -29,7 +29,7 @@ source "$here/../lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/guest.sh
 source "$here/../lib/guest.sh"
 
-secs=${THPCOW_STRESSNG_SECONDS:-15}
+secs=${THPCOW_STRESSNG_SECONDS:-12}
 stressng=${THPCOW_STRESSNG:-stress-ng}
 thp=/sys/kernel/mm/transparent_hugepage
 thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/enabled")

@@ -16,7 +16,7 @@ build_scripts=(scripts/deps .ci/run)
 bench_scripts=(bench/run bench/demo bench/guest/*.sh)
 install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh
 	tests/lib/inguest.sh dist/libvirt-hook-qemu)
-stress_scripts=(tests/guest/stress.sh)
+stress_scripts=(tests/guest/stress.sh tests/guest/stressng.sh)
 guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{core,hostile,modes,limits,loadfail,usage}.sh
 	tests/vm/{demo,loadfail}.t)
 collapse_scripts=(tests/guest/collapse.sh tests/vm/collapse.t)

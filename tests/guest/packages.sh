@@ -7,7 +7,8 @@
 # host", as an operator types it:
 #   install  apt-get install of the packages (DKMS builds the module),
 #            systemctl enable --now thpcow with a cgroup rule, a process in
-#            that cgroup gets whole THPs, the checks on one guest, reload
+#            that cgroup gets whole THPs, the checks on one guest, the
+#            shipped libvirt hook and metrics units used, reload
 #   reboot   (the next boot) the rule is back; the module reloaded as after
 #            an upgrade; Secure Boot's failure as far as a guest without
 #            UEFI shows it
@@ -100,18 +101,29 @@ one_guest() {
 	systemctl stop vm1
 }
 
-# The README's libvirt hook, installed from the package's examples: on
-# "migrate begin" it starts thpcow-collapse@NAME, which waits for QEMU's pid
-# file (tests/vm/systemd.t runs the rest). Removed again, as the package
-# does not own it.
+# The libvirt hook the package installs where libvirt reads it, called as
+# libvirt calls it: on "migrate begin" it starts thpcow-collapse@NAME, which
+# waits for QEMU's pid file (tests/vm/systemd.t runs the rest). Used here so
+# that the purge has something to remove.
 libvirt_hook() {
 	local unit=thpcow-collapse@vm2.service
-	install -D -m 0755 /usr/share/doc/thpcowctl/examples/libvirt-hook-qemu /etc/libvirt/hooks/qemu.d/thpcow
+	check_eq "$(readlink /etc/libvirt/hooks/qemu.d/thpcow)" /usr/libexec/thpcow/libvirt-hook-qemu "the hook"
 	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
 	unit_until "$unit" ActiveState '!inactive'
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
 	systemctl stop "$unit"
-	rm /etc/libvirt/hooks/qemu.d/thpcow
+}
+
+# The metrics units the package ships, not enabled; run once, as the timer
+# would, into Debian's textfile directory (node-exporter's package makes it).
+metrics() {
+	local dir=/var/lib/prometheus/node-exporter
+	check_eq "$(systemctl is-enabled thpcow-metrics.timer)" disabled "thpcow-metrics.timer after install"
+	mkdir -p "$dir"
+	systemctl start thpcow-metrics.service
+	check_eq "$(systemctl show -P Result thpcow-metrics.service)" success "thpcow-metrics.service"
+	check_match "$(cat "$dir"/thpcow*.prom)" $'\nthpcow_' "what it wrote"
+	systemctl enable --now thpcow-metrics.timer
 }
 
 reload_applies() {
@@ -135,9 +147,9 @@ after_reboot() {
 
 # as the README after an upgrade: the module reloaded, the file applied again.
 reload_module() {
-	systemctl disable --now thpcow
+	systemctl stop thpcow
 	thpcowctl unload
-	systemctl enable --now thpcow
+	systemctl start thpcow
 	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "thpcow.service"
 	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
 }
@@ -189,8 +201,8 @@ purge() {
 		"thpcow packages known to dpkg"
 	# (*thpcow-test*: this test's unit, dpkg and apt settings)
 	check_eq "$(find /usr/src /lib/modules /var/lib/dkms /etc /lib/systemd /usr/lib/systemd \
-		/usr/sbin /usr/share -name '*thpcow*' ! -name '*thpcow-test*' 2>/dev/null | sort)" "" \
-		"files named thpcow"
+		/usr/sbin /usr/share /usr/libexec /var/lib/prometheus -name '*thpcow*' ! -name '*thpcow-test*' \
+		2>/dev/null | sort)" "" "files named thpcow (the hooks, the units, the .prom file among them)"
 	check_eq "$(dkms status thpcow)" "" "dkms status thpcow"
 	[[ ! -d /sys/module/thpcow ]] || {
 		echo "thpcow is still loaded"
@@ -199,7 +211,7 @@ purge() {
 }
 
 case ${1:-} in
-install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook reload_applies ;;
+install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook metrics reload_applies ;;
 reboot) tap_run after_reboot reload_module secure_boot ;;
 purge) tap_run after_reboot purge ;;
 *) echo "usage: packages.sh install|reboot|purge" >&2; exit 2 ;;

@@ -127,6 +127,8 @@ ctl_package() {
 		"postrm: dh_installsystemd forgets the units on purge"
 	check_match "$(cat "$tmp/ctl/postrm")" $'\nremove | purge)\n\trm -f /var/lib/prometheus/node-exporter/thpcow\\*\\.prom ' \
 		"postrm: the metrics file goes at remove and purge"
+	check_match "$(cat "$tmp/ctl/prerm")" 'deb-systemd-invoke stop thpcow-metrics.timer ' \
+		"prerm: the metrics timer stopped at remove"
 	check_eq "$(readlink "$tmp/ctl-root/etc/libvirt/hooks/qemu.d/thpcow")" /usr/libexec/thpcow/libvirt-hook-qemu \
 		"the libvirt hook: a link where libvirt >= 6.5 reads it"
 	# where Debian wants them, written out once more on purpose: the list

@@ -54,7 +54,6 @@ deb_of() { echo "$debs/$1_${version}_$2.deb"; }
 
 make_deb() {
 	need dpkg-buildpackage
-	need dh_dkms
 	make -s deb >"$tmp/deb.log" 2>&1 || {
 		tail -n 30 "$tmp/deb.log"
 		return 1

@@ -20,12 +20,19 @@
 #                   kernel's modules_install (its signing and compression), then depmod
 #   make deb        the Debian packages thpcow-dkms and thpcowctl, into
 #                   build/deb/ (dpkg-buildpackage, unsigned, from a copy of the tree)
-#   make install-dkms-src  the module's sources and dkms.conf, alone, into
-#                   $(DESTDIR)/usr/src/thpcow-VERSION (what thpcow-dkms ships)
+#   make install-dkms-src  the module's sources and dkms.conf (its
+#                   PACKAGE_VERSION the header's), alone, into
+#                   $(DESTDIR)/usr/src/thpcow-VERSION
+#   make install-dkms  those and the kernel hook that builds thpcow for each
+#                   new kernel (LIBEXECDIR/thpcow/dkms-kernel-hook, linked
+#                   in /etc/kernel/postinst.d and header_postinst.d): what
+#                   thpcow-dkms ships
 #   make install-tools  (root) thpcowctl, its man pages and completion, the
-#                   systemd units (thpcow, thpcow-collapse@), the libvirt
-#                   hook example into DOCDIR, and /etc/thpcow.conf and
-#                   /etc/modprobe.d/thpcow.conf (each unless it exists)
+#                   systemd units (thpcow, thpcow-collapse@, thpcow-metrics
+#                   and its timer), the libvirt hook into LIBEXECDIR/thpcow
+#                   linked as /etc/libvirt/hooks/qemu.d/thpcow, and
+#                   /etc/thpcow.conf and /etc/modprobe.d/thpcow.conf (each
+#                   unless it exists)
 #   make install-all    both; DESTDIR and PREFIX (/usr/local) are honoured
 #   make uninstall  remove what they installed (the /etc files if unchanged)
 #   make -s list-installed  what the install targets install, where (below)
@@ -44,6 +51,7 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/thpcow
+LIBEXECDIR ?= $(PREFIX)/libexec
 SYSCONFDIR ?= /etc
 INSTALL ?= install
 VERSION := $(shell sed -n 's/^\#define THPCOW_VERSION[[:space:]]*"\(.*\)"$$/\1/p' include/uapi/thpcow.h)
@@ -52,7 +60,7 @@ DEB_DIR ?= build/deb
 DEPMOD ?= depmod
 
 .PHONY: all module tools deps check demo bench clean install install-tools \
-	install-all uninstall install-dkms-src list-installed deb
+	install-all uninstall install-dkms-src install-dkms list-installed deb
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -90,7 +98,7 @@ check check-all demo bench: export THPCOW_WERROR := 1
 # install-tools, install-dkms-src and uninstall expand these lists, debian/rules
 # calls them with Debian's directories, and `make -s list-installed` prints
 # them (TARGET MODE SOURCE DESTINATION a line) for tests/host/install.t and
-# deb.t. DESTINATION is under DESTDIR.
+# deb.t. DESTINATION is under DESTDIR. MODE 0777: a symbolic link to SOURCE.
 MODULE_FILES = 0644:module/thpcow.ko:$(MODULEDIR)/thpcow.ko
 TOOLS_FILES = \
 	0755:tools/thpcowctl/thpcowctl:$(SBINDIR)/thpcowctl \
@@ -100,7 +108,10 @@ TOOLS_FILES = \
 	0644:tools/thpcowctl/thpcowctl.bash-completion:$(COMPLETIONDIR)/thpcowctl \
 	0644:dist/thpcow.service:$(UNITDIR)/thpcow.service \
 	0644:dist/thpcow-collapse@.service:$(UNITDIR)/thpcow-collapse@.service \
-	0755:dist/libvirt-hook-qemu:$(DOCDIR)/libvirt-hook-qemu \
+	0644:dist/thpcow-metrics.service:$(UNITDIR)/thpcow-metrics.service \
+	0644:dist/thpcow-metrics.timer:$(UNITDIR)/thpcow-metrics.timer \
+	0755:dist/libvirt-hook-qemu:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu \
+	0777:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu:$(SYSCONFDIR)/libvirt/hooks/qemu.d/thpcow \
 	$(if $(filter yes,$(CONF_EXAMPLES)),$(foreach e,$(CONF_FILES),0644:$(call src,$e):$(DOCDIR)/$(notdir $(call src,$e))))
 # /etc: installed when absent, never overwritten; uninstall removes them if
 # unchanged. CONF_EXAMPLES=yes: their defaults also in DOCDIR, to compare
@@ -114,6 +125,11 @@ CONF_EXAMPLES ?= yes
 DKMS_FILES = $(foreach f,dkms.conf include/uapi/thpcow.h \
 	$(shell find module -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \) | \
 		LC_ALL=C sort),0644:$f:$(DKMS_SRC)/$f)
+# Links, not conffiles: they go with the package that owns them (dpkg
+# removes them at remove, not only at purge) and are never left stale.
+DKMS_HOOK_FILES = 0755:dist/dkms-kernel-hook:$(LIBEXECDIR)/thpcow/dkms-kernel-hook \
+	$(foreach d,postinst.d header_postinst.d,\
+		0777:$(LIBEXECDIR)/thpcow/dkms-kernel-hook:$(SYSCONFDIR)/kernel/$d/thpcow)
 
 mode = $(word 1,$(subst :, ,$1))
 src = $(word 2,$(subst :, ,$1))
@@ -122,6 +138,9 @@ define nl
 
 
 endef
+# install_entry ENTRY: the command that installs one list entry
+install_entry = $(if $(filter 0777,$(call mode,$1)),mkdir -p $(dir $(call dest,$1)) && \
+	ln -sfn $(call src,$1) $(call dest,$1),$(INSTALL) -D -m $(call mode,$1) $(call src,$1) $(call dest,$1))
 
 # The module must have been built for KERNELRELEASE (make module). The
 # kernel's modules_install signs and compresses it as the kernel is configured
@@ -135,7 +154,7 @@ install: module
 
 install-tools:
 	$(MAKE) -C tools/thpcowctl
-	$(foreach e,$(TOOLS_FILES),$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
+	$(foreach e,$(TOOLS_FILES),$(call install_entry,$e)$(nl))
 	$(foreach e,$(CONF_FILES),[ -e $(call dest,$e) ] || \
 		$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
 
@@ -143,7 +162,7 @@ install-all: install install-tools
 
 uninstall:
 	rm -f $(foreach e,$(TOOLS_FILES),$(call dest,$e))
-	-rmdir $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR)/thpcow
 	$(foreach e,$(CONF_FILES),! cmp -s $(call src,$e) $(call dest,$e) || rm -f $(call dest,$e)$(nl))
 	if [ -e $(call dest,$(MODULE_FILES)) ]; then \
 		rm -f $(call dest,$(MODULE_FILES)) && \
@@ -151,9 +170,14 @@ uninstall:
 
 install-dkms-src:
 	$(foreach e,$(DKMS_FILES),$(INSTALL) -D -m $(call mode,$e) $(call src,$e) $(call dest,$e)$(nl))
+	sed -i 's/#MODULE_VERSION#/$(VERSION)/' $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+install-dkms: install-dkms-src
+	$(foreach e,$(DKMS_HOOK_FILES),$(call install_entry,$e)$(nl))
+	sed -i 's/#MODULE_VERSION#/$(VERSION)/' $(DESTDIR)$(LIBEXECDIR)/thpcow/dkms-kernel-hook
 
 list-installed:
-	$(foreach t,install:MODULE install-tools:TOOLS install-tools:CONF install-dkms-src:DKMS,\
+	$(foreach t,install:MODULE install-tools:TOOLS install-tools:CONF install-dkms-src:DKMS install-dkms:DKMS_HOOK,\
 		$(foreach e,$($(word 2,$(subst :, ,$t))_FILES),\
 			$(info $(word 1,$(subst :, ,$t)) $(call mode,$e) $(call src,$e) $(word 3,$(subst :, ,$e)))))@:
 

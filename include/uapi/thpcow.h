@@ -16,11 +16,17 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* The one place the version lives: module, CLI and dkms.conf read it. */
+/*
+ * The one place the version lives (semantic versioning: MINOR for a change
+ * an operator sees, PATCH for a fix): the module (MODULE_VERSION), thpcowctl,
+ * the top Makefile (dkms.conf's PACKAGE_VERSION in thpcow-dkms, the .deb
+ * names) read it; debian/changelog must have an entry for it
+ * (tests/host/install.t checks all of them).
+ */
 #define THPCOW_VERSION_MAJOR	0
-#define THPCOW_VERSION_MINOR	1
+#define THPCOW_VERSION_MINOR	2
 #define THPCOW_VERSION_PATCH	0
-#define THPCOW_VERSION		"0.1.0"
+#define THPCOW_VERSION		"0.2.0"
 
 /* Bumped on any incompatible change of the structures or commands below. */
 #define THPCOW_ABI_VERSION	1

@@ -3,13 +3,16 @@
 # thpcowctl into build/deb/ from a copy of the tree; each holds exactly the
 # files, with their modes, that `make list-installed` lists for the install
 # target debian/rules calls, and debhelper's (thpcow-dkms: make
-# install-dkms-src's, a dkms.conf with a literal version and no deprecated
-# keys; thpcowctl: make install-tools' with debian/rules' directories, the
-# unit with dh_installsystemd's scripts, the /etc files as conffiles);
+# install-dkms's, a dkms.conf with a literal version, no deprecated keys and
+# no AUTOINSTALL, the kernel hooks as links; thpcowctl: make install-tools'
+# with debian/rules' directories, the units with dh_installsystemd's
+# scripts, the /etc files as conffiles, the libvirt hook as a link);
 # lintian finds no error and only the warnings listed here; the packaged
 # source builds with DKMS for bookworm's 6.1 headers, where a compiler
 # warning stays a warning (an error in make check), and DKMS declines a
-# series thpcow.service would skip. Needs the build dependencies (make deps)
+# series thpcow.service would skip; a kernel update never fails (the
+# kernel hooks, Debian's and thpcow's, with bookworm's DKMS, on a declined
+# kernel and on a failed build). Needs the build dependencies (make deps)
 # and, for DKMS, root.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +25,8 @@ release=6.1.0-57-amd64
 headers=/usr/src/linux-headers-$release
 version=$(sed -n 's/^#define THPCOW_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/uapi/thpcow.h)
 debs=$repo/build/deb
+# vm/kbuild's chroots
+vm_chroots=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow/chroot
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The lintian warnings kept, and why: none (lintian -I --pedantic adds one
@@ -33,22 +38,22 @@ need() { command -v "$1" >/dev/null || skip "no $1 (make deps)"; }
 # contents DEB: "PERMS PATH" of each file in DEB, directories left out
 contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $1, $6 }' | sort -k2; }
 # listed TARGET [VAR=VALUE...]: "PERMS ./PATH" of each file the Makefile's
-# TARGET installs (make list-installed), as contents prints them
+# TARGET (a regular expression) installs (make list-installed), as contents prints them
 listed() {
 	local target=$1
 	shift
-	make -s list-installed "$@" | awk -v t="$target" '$1 == t {
+	make -s list-installed "$@" | awk -v t="$target" '$1 ~ "^(" t ")$" {
 		p = "-"
 		for (i = 2; i <= 4; i++) p = p substr("-----x-w--wxr--r-xrw-rwx", substr($2, i, 1) * 3 + 1, 3)
+		if ($2 == "0777") p = "l" substr(p, 2) # a link
 		print p, "." $4 }'
 }
 # the files debhelper adds to PACKAGE
-dh_docs() { printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" changelog.gz "$1" copyright; }
+dh_docs() { printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" changelog.gz "$1" copyright "$1" README.Debian; }
 deb_of() { echo "$debs/$1_${version}_$2.deb"; }
 
 make_deb() {
 	need dpkg-buildpackage
-	need dh_dkms
 	make -s deb >"$tmp/deb.log" 2>&1 || {
 		tail -n 30 "$tmp/deb.log"
 		return 1
@@ -70,16 +75,27 @@ dkms_package() {
 	local deb src=./usr/src/thpcow-$version
 	deb=$(deb_of thpcow-dkms all)
 	[[ -f $deb ]] || skip "no $deb (make_deb failed)"
-	check_eq "$(contents "$deb")" "$( (dh_docs thpcow-dkms && listed install-dkms-src) | sort -k2)" \
-		"the files and their modes: make install-dkms-src's (make list-installed)"
+	local dirs
+	# shellcheck disable=SC2016 # make expands it
+	read -ra dirs <<<"$(make -s -f debian/rules --eval 'deb.t-dirs: ; @echo $(debian_dirs)' deb.t-dirs)"
+	check_eq "$(contents "$deb")" "$( (dh_docs thpcow-dkms && listed 'install-dkms(-src)?' "${dirs[@]}") | sort -k2)" \
+		"the files and their modes: make install-dkms's (make list-installed)"
 	check_eq "$(dpkg-deb -f "$deb" Architecture)" all "Architecture"
-	check_match "$(dpkg-deb -f "$deb" Depends)" '^dkms ' "Depends (dh_dkms)"
+	check_match "$(dpkg-deb -f "$deb" Depends)" '^dkms ' "Depends"
+	check_match "$(dpkg-deb -f "$deb" Recommends)" '(^|, )linux-headers-amd64 ' "Recommends: the headers meta package"
 	dpkg-deb -e "$deb" "$tmp/dkms-ctrl"
-	check_match "$(cat "$tmp/dkms-ctrl/postinst")" "DKMS_NAME=thpcow"$'\n'".*DKMS_VERSION=$version"$'\n' \
-		"postinst: DKMS builds it (dh_dkms)"
+	check_match "$(cat "$tmp/dkms-ctrl/postinst")" "version=$version"$'\n'".*/usr/libexec/thpcow/dkms-kernel-hook " \
+		"postinst: the kernel hook builds it"
+	check_match "$(cat "$tmp/dkms-ctrl/prerm")" "dkms remove -m thpcow -v \"\\\$version\" --all" "prerm: DKMS removes it"
 	dpkg-deb -x "$deb" "$tmp/dkms-root"
+	check_eq "$(readlink "$tmp/dkms-root/etc/kernel/postinst.d/thpcow" "$tmp/dkms-root/etc/kernel/header_postinst.d/thpcow")" \
+		"/usr/libexec/thpcow/dkms-kernel-hook
+/usr/libexec/thpcow/dkms-kernel-hook" "the kernel hooks"
+	check_match "$(cat "$tmp/dkms-root/usr/libexec/thpcow/dkms-kernel-hook")" $'\nversion='"$version"$'\n' \
+		"the hook's version"
 	local conf=$tmp/dkms-root/$src/dkms.conf
 	check_eq "$(grep '^PACKAGE_VERSION=' "$conf")" "PACKAGE_VERSION=\"$version\"" "a literal PACKAGE_VERSION"
+	check_eq "$(grep '^[[:space:]]*AUTOINSTALL' "$conf")" "" "no AUTOINSTALL (DKMS's autoinstall leaves it alone)"
 	check_eq "$(grep -E '^[[:space:]]*(CLEAN|REMAKE_INITRD|MODULES_CONF|PATCH_MATCH|DEST_MODULE_NAME|OBSOLETE_BY)\b' "$conf")" \
 		"" "deprecated keys"
 	# shellcheck disable=SC2016 # a literal $(
@@ -105,18 +121,26 @@ ctl_package() {
 	check_eq "$(contents "$deb")" "$( (dh_docs thpcowctl && awk '$2 ~ "^\\./usr/share/man/" { $2 = $2 ".gz" } 1' <<<"$ctl") |
 		sort -k2)" "the files and their modes: make install-tools' (make list-installed)"
 	dpkg-deb -e "$deb" "$tmp/ctl"
-	check_eq "$(sort "$tmp/ctl/conffiles")" "$(awk '$2 ~ "^\\./etc/" { print substr($2, 2) }' <<<"$ctl" | sort)" \
-		"conffiles: the files under /etc"
+	check_eq "$(sort "$tmp/ctl/conffiles")" "$(awk '$2 ~ "^\\./etc/" && $1 !~ /^l/ { print substr($2, 2) }' <<<"$ctl" |
+		sort)" "conffiles: the files under /etc (not the links)"
 	dpkg-deb -x "$deb" "$tmp/ctl-root"
 	check_eq "$(cd "$tmp/ctl-root" && find . -type f -exec md5sum {} + | awk '{ print $1 }' | sort | uniq -d)" \
 		"" "files shipped twice (the conffiles need no copies in examples/)"
-	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow.service'" \
-		"postrm: dh_installsystemd forgets the unit on purge"
+	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow-metrics.timer' 'thpcow.service'" \
+		"postrm: dh_installsystemd forgets the units on purge"
+	check_match "$(cat "$tmp/ctl/postrm")" $'\nremove | purge)\n\trm -f /var/lib/prometheus/node-exporter/thpcow\\*\\.prom ' \
+		"postrm: the metrics file goes at remove and purge"
+	check_match "$(cat "$tmp/ctl/prerm")" 'deb-systemd-invoke stop thpcow-metrics.timer ' \
+		"prerm: the metrics timer stopped at remove"
+	check_eq "$(readlink "$tmp/ctl-root/etc/libvirt/hooks/qemu.d/thpcow")" /usr/libexec/thpcow/libvirt-hook-qemu \
+		"the libvirt hook: a link where libvirt >= 6.5 reads it"
 	# where Debian wants them, written out once more on purpose: the list
 	# above is the Makefile's, and a wrong directory there would pass it
 	paths=$(contents "$deb" | awk '{ print $2 }')
 	for want in ./usr/sbin/thpcowctl ./lib/systemd/system/thpcow.service \
 		./lib/systemd/system/thpcow-collapse@.service ./usr/share/man/man8/thpcowctl.8.gz \
+		./lib/systemd/system/thpcow-metrics.service ./lib/systemd/system/thpcow-metrics.timer \
+		./etc/libvirt/hooks/qemu.d/thpcow ./usr/libexec/thpcow/libvirt-hook-qemu \
 		./usr/share/bash-completion/completions/thpcowctl ./etc/thpcow.conf; do
 		grep -qFx "$want" <<<"$paths" || { echo "$deb has no $want"; return 1; }
 	done
@@ -203,6 +227,72 @@ dkms_declines() {
 	done
 }
 
+# A kernel update never fails, with bookworm's DKMS and the packaged
+# source and hook, in a mount namespace of their own (overlays on /usr/src,
+# /lib/modules, /var/lib/dkms, /etc/kernel; nothing of it outlives the case):
+# for 6.1 (its headers) the hook builds and installs thpcow; for a kernel
+# DKMS declines (7.3) and for one whose build fails (a 6.1 ABI whose
+# "headers" fail to build anything), Debian's own hook (DKMS's
+# autoinstall, /etc/kernel/header_postinst.d/dkms) and thpcow's both exit 0,
+# thpcow's saying why. The same source with AUTOINSTALL="yes" (0.1.0's
+# dkms.conf) shows why thpcow leaves autoinstall: there Debian's hook fails
+# the declined kernel (bookworm's DKMS 3.0 counts BUILD_EXCLUSIVE's 77 as a
+# failure) and the failed build, and with it the headers' postinst.
+kernel_updates() {
+	local ns=$tmp/ns out
+	dkms_ready
+	need unshare
+	mkdir -p "$ns"
+	cp "$here/deb-kernel-updates.sh" "$ns/run.sh"
+	out=$(unshare -m --propagation private bash "$ns/run.sh" "$tmp/pkg" "$version" "$release" "$ns" 2>&1)
+	grep -E '^(thpcow:|rc |dkms: autoinstall)' <<<"$out" || true
+	check_eq "$(grep -E '^(rc|status)' <<<"$out")" "rc thpcow 6.1: 0
+status thpcow/$version, $release, x86_64: installed
+rc thpcow 7.3: 0
+rc debian 7.3: 0
+rc thpcow failing: 0
+rc debian failing: 0
+rc autoinstall=yes debian 7.3: 11
+rc autoinstall=yes debian failing: 11" "exit statuses and dkms status"
+	check_match "$out" "thpcow: not built for Linux 7\.3\.4\+deb13-amd64: not a kernel thpcow $version is built for" \
+		"the hook on the declined kernel"
+	check_match "$out" "thpcow: warning: DKMS could not build thpcow $version for Linux 6\.1\.0-99-amd64 " \
+		"the hook on the failed build"
+}
+
+# The same with bullseye's DKMS 2.8 and trixie's 3.2 in vm/kbuild's chroots
+# (dkms_in_chroots made them and installed DKMS there), without the build
+# for their own kernel (dkms_in_chroots'): a declined kernel and a failed
+# build fail no hook. Measured: DKMS's own hook with AUTOINSTALL="yes"
+# exits 0 for both on 2.8, 0 and 1 on 3.2 (3.0: 11 and 11, kernel_updates).
+kernel_updates_chroots() {
+	local d root rel out
+	[[ $(id -u) == 0 ]] || skip "the chroots need root"
+	[[ -d $tmp/pkg ]] || skip "no thpcow-dkms package (make_deb failed)"
+	for d in bullseye:5.10.0-46-amd64 trixie:6.12.118+deb13-amd64; do
+		root=$vm_chroots/${d%%:*} rel=${d#*:}
+		[[ -x $root/usr/sbin/dkms && -d $root/usr/src/linux-headers-$rel ]] ||
+			skip "no DKMS or $rel headers in $root (dkms_in_chroots)"
+		rm -rf "$root/tmp/thpcow-deb-t"
+		mkdir -p "$root/tmp/thpcow-deb-t/ns"
+		cp -r "$tmp/pkg" "$root/tmp/thpcow-deb-t/pkg"
+		cp "$here/deb-kernel-updates.sh" "$root/tmp/thpcow-deb-t/run.sh"
+		# shellcheck disable=SC2016 # for sh -c
+		out=$(flock "$root.lock" unshare -m --propagation private sh -c \
+			'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" \
+			env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 bash /tmp/thpcow-deb-t/run.sh \
+			/tmp/thpcow-deb-t/pkg "$version" "$rel" /tmp/thpcow-deb-t/ns nobuild 2>&1)
+		rm -rf "$root/tmp/thpcow-deb-t"
+		grep -E '^(thpcow:|rc )' <<<"$out" | sed "s/^/${d%%:*}: /" || true
+		check_eq "$(grep -E '^rc (thpcow|debian)' <<<"$out")" "rc thpcow 7.3: 0
+rc debian 7.3: 0
+rc thpcow failing: 0
+rc debian failing: 0" "${d%%:*}: exit statuses"
+		check_match "$out" "thpcow: not built for Linux 7\.3\.4\+deb13-amd64" "${d%%:*}: the hook on the declined kernel"
+		check_match "$out" "thpcow: warning: DKMS could not build" "${d%%:*}: the hook on the failed build"
+	done
+}
+
 # The packaged source with bullseye's DKMS 2.8 and 5.10 headers, and
 # trixie's DKMS 3.x and 6.12 headers, in vm/kbuild's chroots (made if
 # missing: a few minutes); bookworm's is dkms_builds_package.
@@ -233,6 +323,11 @@ cases=(
 	dkms_builds_package # the packaged source builds for 6.1 with DKMS
 	warnings_not_errors # a warning fails make check's build, not DKMS's
 	dkms_declines       # 7.3, 6.13 and 6.2: DKMS declines (77), nothing built
+	kernel_updates      # declined or failed: no kernel hook fails (bookworm's DKMS 3.0)
 	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
 )
-tap_run "${cases[@]}"
+# about 2 minutes: make check-all
+long_cases=(
+	kernel_updates_chroots # no kernel hook fails with bullseye's or trixie's DKMS either
+)
+tap_run "${cases[@]}" --long "${long_cases[@]}"

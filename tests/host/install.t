@@ -54,24 +54,26 @@ install_all_files() {
 		"the installed thpcowctl is the one built"
 	# /etc is never overwritten: DOCDIR has the defaults to compare with.
 	local etc_sources
-	etc_sources=$(make -s list-installed | awk '$4 ~ "^/etc/" { print $3 }')
+	etc_sources=$(make -s list-installed | awk '$4 ~ "^/etc/" && $2 != "0777" && $1 != "install-dkms" { print $3 }')
 	check_match "$etc_sources" . "the /etc files listed"
 	check_eq "$(while read -r f; do cmp -s "$f" "$tmp/all/usr/local/share/doc/thpcow/${f##*/}" && echo "$f"
 	done <<<"$etc_sources")" "$etc_sources" "the /etc files' defaults in DOCDIR"
 }
 
 # What the list installs from is every source meant to be installed: what
-# git has in dist/ but the README's metrics examples, thpcowctl with its
-# man pages and completion, and what DKMS builds from (module/, the ABI
-# header, dkms.conf). A file dropped from the list, or one added to the tree
-# and not to the list, fails here.
+# git has in dist/ but the DKMS kernel hook (install-dkms's), thpcowctl
+# with its man pages and completion, and what DKMS builds from (module/,
+# the ABI header, dkms.conf). A file dropped from the list, or one added to
+# the tree and not to the list, fails here. (Links, mode 0777, name what
+# they point to.)
 sources_listed() {
-	local metrics_examples="dist/thpcow-metrics.service dist/thpcow-metrics.timer"
 	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || skip "not a git checkout"
-	check_eq "$(make -s list-installed | awk '$1 == "install-tools" { print $3 }' | sort -u)" \
+	check_eq "$(make -s list-installed | awk '$1 == "install-tools" && $2 != "0777" { print $3 }' | sort -u)" \
 		"$( (git ls-files dist tools/thpcowctl/'*'.[458] tools/thpcowctl/'*'.bash-completion |
-			grep -vxF -f <(tr ' ' '\n' <<<"$metrics_examples")
+			grep -vxF dist/dkms-kernel-hook
 			echo tools/thpcowctl/thpcowctl) | sort)" "install-tools' sources"
+	check_eq "$(make -s list-installed | awk '$1 == "install-dkms" && $2 != "0777" { print $3 }')" \
+		dist/dkms-kernel-hook "install-dkms' sources"
 	check_eq "$(make -s list-installed | awk '$1 == "install-dkms-src" { print $3 }' | sort)" \
 		"$(git ls-files module dkms.conf include/uapi/thpcow.h | sort)" "install-dkms-src's sources"
 }
@@ -109,9 +111,13 @@ versions_agree() {
 	done | paste -sd.)
 	check_match "$header_version" '^[0-9]+\.[0-9]+\.[0-9]+$' "THPCOW_VERSION"
 	check_eq "$numbers" "$header_version" "THPCOW_VERSION_MAJOR.MINOR.PATCH"
+	# what thpcow-dkms ships (make install-dkms-src puts the version in)
+	make -s install-dkms-src DESTDIR="$tmp/v" DKMS_SRC=/ >/dev/null || return 1
 	# shellcheck disable=SC1091 # DKMS sources it the same way
-	dkms=$(source ./dkms.conf && echo "$PACKAGE_NAME $PACKAGE_VERSION")
+	dkms=$(source "$tmp/v/dkms.conf" && echo "$PACKAGE_NAME $PACKAGE_VERSION")
 	check_eq "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$header_version" "debian/changelog"
+	check_eq "$(grep -c '^PACKAGE_VERSION="#MODULE_VERSION#"$' dkms.conf)" 1 \
+		"dkms.conf's version: the header's, put in at install"
 	check_eq "$(sed -n 's/^#define THPCOW_SERIES[[:space:]]*"\(.*\)"$/\1/p' tools/thpcowctl/probe.h)" \
 		"$(sed -n 's/^thpcow-series := //p' module/Kbuild)" "thpcowctl's series (probe.h), module/Kbuild's"
 	check_eq "$dkms" "thpcow $header_version" "dkms.conf"

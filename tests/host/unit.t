@@ -3,9 +3,9 @@
 # installing it: systemd-analyze security rates it at most 4.0 (what is left
 # is what loading a module and /dev/thpcow need), it is skipped through
 # ExecCondition= where thpcow is not needed, and the lines that systemd
-# would ignore are none. tests/vm/systemd.t runs it in a guest. The
-# example dist/thpcow-metrics.service: its command, run here against the
-# fake device, writes the Prometheus file whole or not at all.
+# would ignore are none. tests/vm/systemd.t runs it in a guest.
+# dist/thpcow-metrics.service (shipped, not enabled): its command, run here
+# against the fake device, writes the Prometheus file whole or not at all.
 # dist/thpcow-collapse@.service: rated and checked the same way;
 # tests/vm/systemd.t runs it, started by dist/libvirt-hook-qemu.
 set -uo pipefail

@@ -139,7 +139,7 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	const char *without = NULL, *sw = kernel_zero_switch();
 	unsigned int mode = 0;
 	int opt, ret, sb;
-	char why[160];
+	char why[160], installed[64];
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
 		json |= opt == OPT_JSON;
@@ -212,6 +212,13 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	};
 
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
+	/* after an upgrade, until the module is reloaded */
+	if (!json && mi.version[0] &&
+	    module_installed_version(installed, sizeof(installed)) &&
+	    installed[0] && strcmp(installed, mi.version))
+		printf("The loaded module is %s, the installed one %s: reload "
+		       "it (systemctl stop thpcow; " PROGRAM_NAME " unload; "
+		       "systemctl start thpcow)\n", mi.version, installed);
 	if (!json && !mi.loaded) {
 		printf("%s\n", kernel_zero_advice(k, uts.release));
 		if (sb == 1 && module_installed())

@@ -3,10 +3,11 @@
  * thpcowctl: probe [--json] [--condition]: does this kernel split a write
  * fault on the huge zero page or give it a whole THP by itself, and does it
  * need thpcow? --condition is thpcow.service's ExecCondition=: exit 0 (the
- * unit goes on) when the module is loaded or installed for this kernel, or
- * when the kernel is of a series thpcow supports and splits (then a missing
- * module is an error modprobe reports); else exit 1 (systemd skips the unit:
- * inactive, not failed) with one line that says why.
+ * unit goes on) when the module is loaded or installed for this kernel;
+ * else exit 1 (systemd skips the unit: inactive, not failed) with one line
+ * that says why: the kernel gives whole THPs by itself, or is of a series
+ * thpcow does not support, or DKMS built no module for it (declined, or its
+ * build failed: a kernel update must not leave a failed unit behind).
  */
 #include <stdio.h>
 #include <sys/utsname.h>
@@ -32,8 +33,13 @@ static int condition(const char *release, enum kernel_zero k, const char *why)
 		       "\n", release);
 		return EXIT_FAIL;
 	}
-	if (series_known(release))
-		return EXIT_OK;
+	if (series_known(release)) {
+		/* DKMS declined it or its build failed: boot on without it */
+		printf("thpcow.service skipped: Linux %s has no thpcow module "
+		       "(dkms status thpcow; README.Debian, Troubleshooting)\n",
+		       release);
+		return EXIT_FAIL;
+	}
 	if (k == KERNEL_ZERO_SPLITS)
 		printf("thpcow.service skipped: Linux %s splits a write fault on "
 		       "the huge zero page, and thpcow does not support Linux %s "

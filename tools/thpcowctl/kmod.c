@@ -46,6 +46,28 @@ bool module_live(struct kmod_module *mod)
 
 bool module_installed(void)
 {
+	return module_installed_version(NULL, 0);
+}
+
+/* The "version" of the installed module's file (modinfo -F version). */
+static void file_version(struct kmod_module *mod, char *buf, size_t len)
+{
+	struct kmod_list *info = NULL, *l;
+
+	snprintf(buf, len, "%s", "");
+	if (kmod_module_get_info(mod, &info) < 0)
+		return;
+	kmod_list_foreach(l, info) {
+		if (strcmp(kmod_module_info_get_key(l), "version") == 0) {
+			snprintf(buf, len, "%s", kmod_module_info_get_value(l));
+			break;
+		}
+	}
+	kmod_module_info_free_list(info);
+}
+
+bool module_installed_version(char *buf, size_t len)
+{
 	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
 	struct kmod_module *mod = NULL;
 	bool ret = false;
@@ -54,6 +76,8 @@ bool module_installed(void)
 		return false;
 	if (kmod_module_new_from_name(ctx, MODULE_NAME, &mod) == 0) {
 		ret = kmod_module_get_path(mod) != NULL;
+		if (ret && buf)
+			file_version(mod, buf, len);
 		kmod_module_unref(mod);
 	}
 	kmod_unref(ctx);

@@ -17,5 +17,7 @@ struct kmod_ctx *module_ctx_new(void);
 bool module_live(struct kmod_module *mod);
 /* Is a thpcow module installed for the running kernel? */
 bool module_installed(void);
+/* ... and, in buf (len bytes; empty if it has none), its file's version. */
+bool module_installed_version(char *buf, size_t len);
 
 #endif /* THPCOWCTL_KMOD_H */

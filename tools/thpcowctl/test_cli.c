@@ -1848,7 +1848,7 @@ static const struct test tests[] = {
 	/* another ABI's answers trusted */
 	FAKE("fake: status with another ABI", "FAKE_ABI=2", 1,
 	     "module abi:         2\nthpcowctl version:  " THPCOW_VERSION "\n",
-	     "ABI mismatch: the module (0.1.0) speaks ABI 2", NULL, "status"),
+	     "ABI mismatch: the module (" THPCOW_VERSION ") speaks ABI 2", NULL, "status"),
 	/* a command sent to a module of another ABI */
 	FAKE("fake: list with another ABI", "FAKE_ABI=2", 1, NULL,
 	     "ABI mismatch", NULL, "list"),

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """prometheus-check.py PROM DEBUGFS_STATS THP_BYTES: parse PROM (the output of
 thpcowctl stats --format prometheus) with prometheus_client's own parser and
-check it against the module's debugfs stats file: every counter as
-thpcow_NAME_total of type counter with a HELP line, the same values, the
-bytes given as THPs, the rules and the global mode as gauges.
+check it against the module's debugfs stats file: thpcow_up 1 and a
+thpcow_build_info, every counter as thpcow_NAME_total of type counter with a
+HELP line (the fallback_* ones as thpcow_fallbacks_total{reason}), the same
+values, the bytes given as THPs, the rules, the global mode and hook_armed
+(where debugfs shows it) as gauges.
 
 prometheus-check.py --usage PROM DEBUGFS_USAGE: the same for thpcowctl usage
 --format prometheus against debugfs usage: every row (scope, and cgroup, or
@@ -97,8 +99,22 @@ def main(prom, stats, thp_bytes):
     yield from problems
     check = checker(samples, types)
 
+    yield from check("thpcow_up", 1, "gauge")
+    for key in list(samples):
+        if key[0] == "thpcow_build_info":
+            samples.pop(key)  # versions: cli.t's; only that it is there
+            break
+    else:
+        yield "thpcow_build_info: missing"
     for c in counters:
-        yield from check(f"thpcow_{c}_total", int(debugfs[c]), "counter")
+        if c.startswith("fallback_"):
+            yield from check("thpcow_fallbacks_total", int(debugfs[c]),
+                             "counter", (("reason", c[9:]),))
+        else:
+            yield from check(f"thpcow_{c}_total", int(debugfs[c]), "counter")
+    if "hook_armed" in debugfs:
+        yield from check("thpcow_hook_armed", int(debugfs["hook_armed"]),
+                         "gauge")
     for c in ("substituted", "copied"):
         yield from check(f"thpcow_{c}_bytes_total",
                          int(debugfs[c]) * thp_bytes, "counter")

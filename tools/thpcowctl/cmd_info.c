@@ -18,6 +18,7 @@
 #include "thpcowctl.h"
 
 #define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
+#define DEBUGFS_STATS	"/sys/kernel/debug/" MODULE_NAME "/stats"
 #define SECURE_BOOT_VAR	"/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 /* 1 if UEFI Secure Boot is on, 0 if off, -1 if unknown (no EFI). */
@@ -328,6 +329,22 @@ static int stats_args(const struct verb *v, int argc, char *argv[],
 			     &a->o);
 }
 
+/* debugfs' hook_armed: 1 or 0, or -1 if it cannot be read. */
+static int hook_armed(void)
+{
+	char line[64];
+	int armed = -1;
+	FILE *f = fopen(DEBUGFS_STATS, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "hook_armed %d", &armed) == 1)
+			break;
+	fclose(f);
+	return armed;
+}
+
 static int stats_once(int fd, const struct stats_args *a)
 {
 	struct thpcow_stats st;
@@ -341,8 +358,34 @@ static int stats_once(int fd, const struct stats_args *a)
 	}
 	if (get_global_mode(fd, &mode))
 		return EXIT_FAIL;
-	print_prometheus(stdout, &st, mode_name(mode), thp_bytes());
+	print_prometheus(stdout, &st, mode_name(mode), thp_bytes(),
+			 hook_armed());
 	return EXIT_OK;
+}
+
+/*
+ * --format prometheus: thpcow_up and thpcow_build_info, then the counters
+ * if the module answers. Without the module that is all, and not an error
+ * (node-exporter serves thpcow_up 0, not a stale file); a module that is
+ * loaded but does not answer is one (thpcow_up 0, exit 1).
+ */
+static int stats_prometheus(void)
+{
+	struct module_info mi;
+	struct utsname uts;
+	int ret = EXIT_OK;
+
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+	if (module_info(&mi))
+		ret = EXIT_FAIL;
+	print_prometheus_head(stdout, mi.fd >= 0, mi.version, uts.release);
+	if (mi.fd < 0)
+		return ret;
+	ret = stats_once(mi.fd, &(const struct stats_args){
+		.format = FORMAT_PROMETHEUS });
+	close(mi.fd);
+	return ret;
 }
 
 /* Like vmstat: the header once, then a row per interval. */
@@ -394,6 +437,8 @@ static int cmd_stats(const struct verb *v, int argc, char *argv[])
 
 	if (ret)
 		return ret;
+	if (a.format == FORMAT_PROMETHEUS)
+		return stats_prometheus();
 	fd = device_open();
 	if (fd < 0)
 		return EXIT_FAIL;

@@ -384,6 +384,12 @@ static int test_prometheus(const void *arg)
 		"# TYPE thpcow_substituted_bytes_total counter\n"
 		"thpcow_substituted_bytes_total 4194304\n",
 		"# TYPE thpcow_policies gauge\nthpcow_policies 2\n",
+		"# TYPE thpcow_fallbacks_total counter\n"
+		"thpcow_fallbacks_total{reason=\"ineligible\"} 0\n"
+		"thpcow_fallbacks_total{reason=\"uffd\"} 0\n"
+		"thpcow_fallbacks_total{reason=\"alloc\"} 3\n"
+		"thpcow_fallbacks_total{reason=\"charge\"} 5\n",
+		"# TYPE thpcow_hook_armed gauge\nthpcow_hook_armed 1\n",
 		"# TYPE thpcow_global_mode gauge\nthpcow_global_mode{mode=\"kernel\"} 0\n"
 		"thpcow_global_mode{mode=\"zero\"} 1\n"
 		"thpcow_global_mode{mode=\"copy\"} 0\n",
@@ -393,10 +399,13 @@ static int test_prometheus(const void *arg)
 	size_t i;
 
 	(void)arg;
-	CAPTURE(got, f, print_prometheus(f, &sample_cur, "zero", 2 << 20));
+	CAPTURE(got, f, print_prometheus(f, &sample_cur, "zero", 2 << 20, 1));
 	for (i = 0; i < ARRAY_SIZE(want) && ret == PASS; i++)
 		if (!strstr(got, want[i]))
 			ret = fail("[%s] not in:\n%s", want[i], got);
+	/* a fallback counted in a family of its own as well as by reason */
+	if (ret == PASS && strstr(got, "thpcow_fallback_alloc_total"))
+		ret = fail("thpcow_fallback_alloc_total in:\n%s", got);
 	free(got);
 	return ret;
 }
@@ -1996,6 +2005,15 @@ static const struct test tests[] = {
 	FAKE("fake: stats --format prometheus", NULL, 0,
 	     "# TYPE thpcow_substituted_total counter\nthpcow_substituted_total 11\n",
 	     NULL, "GET scope=0", "stats", "--format", "prometheus"),
+	/* a loaded module reported as down, or the build info missing */
+	FAKE("fake: stats --format prometheus: up, build info", NULL, 0,
+	     "# TYPE thpcow_up gauge\nthpcow_up 1\n# HELP thpcow_build_info",
+	     NULL, "GET scope=0", "stats", "--format", "prometheus"),
+	/* no module: an error and no file (node-exporter keeps serving the
+	 * stale one) instead of thpcow_up 0 */
+	CLI_UNLOADED("cli: stats --format prometheus without the module: up 0, exit 0",
+	    0, "# TYPE thpcow_up gauge\nthpcow_up 0\n", NULL, "stats",
+	    "--format", "prometheus"),
 	/* the header repeated, or a row without its time */
 	SH("fake: stats --watch 1 --count 2: a header, then two rows", "/bin/bash",
 	   "THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null "

@@ -5,7 +5,8 @@
 # ExecCondition= where thpcow is not needed, and the lines that systemd
 # would ignore are none. tests/vm/systemd.t runs it in a guest. The
 # example dist/thpcow-metrics.service: its command, run here against the
-# fake device, writes the Prometheus file whole or not at all.
+# fake device, writes the Prometheus file whole (stats, then usage), and
+# without the module one that says thpcow_up 0.
 # dist/thpcow-collapse@.service: rated and checked the same way;
 # tests/vm/systemd.t runs it, started by dist/libvirt-hook-qemu.
 set -uo pipefail
@@ -129,13 +130,16 @@ metrics_atomic() {
 	printf 'policies 2\nglobal_mode zero\n' >>"$tmp/stats"
 	check_eq "$("$repo/tests/guest/prometheus-check.py" "$out/thpcow.prom" "$tmp/stats" 2097152)" ok \
 		"prometheus_client parses it"
+	check_eq "$(grep -c '^thpcow_usage_slots 1024$' "$out/thpcow.prom")" 1 \
+		"usage's metrics follow stats'"
 	echo old >"$out/thpcow.prom"
-	if metrics_exec "$out" 2>/dev/null; then
-		echo "without the module it succeeded"
+	metrics_exec "$out" || {
+		echo "without the module the unit failed"
 		return 1
-	fi
-	check_eq "$(ls -A "$out" && cat "$out/thpcow.prom")" "thpcow.prom
-old" "without the module: the old file, no temporary"
+	}
+	check_eq "$(ls -A "$out" && grep -v '^#' "$out/thpcow.prom" | sed 's/{.*}/{}/')" "thpcow.prom
+thpcow_up 0
+thpcow_build_info{} 1" "without the module: thpcow_up 0, not the old file"
 }
 
 cases=(
@@ -143,7 +147,7 @@ cases=(
 	no_ignored_lines   # no line systemd warns about and ignores
 	skips_by_condition # ExecCondition=thpcowctl probe --condition
 	metrics_unit       # thpcow-metrics.service and .timer: systemd-analyze verify
-	metrics_atomic     # its command: the .prom file whole, or the old one
+	metrics_atomic     # its command: the .prom file whole; thpcow_up 0 without the module
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
 	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it

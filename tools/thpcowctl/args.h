@@ -41,6 +41,7 @@ enum {
 	OPT_OUTPUT	= 'o',
 	OPT_NOHEADINGS	= 'n',
 	OPT_RAW		= 'r',
+	OPT_MACHINE	= 'm',
 	OPT_CHILDREN	= 0x100,
 	OPT_WATCH,
 	OPT_COUNT,

@@ -25,6 +25,7 @@
 #include "parse.h"
 #include "thpcowctl.h"
 #include "trace.h"
+#include "usage.h"
 
 enum { PASS, FAIL, SKIP };
 
@@ -418,6 +419,35 @@ static int test_fallbacks(const void *arg)
 		return fail("stats_fallbacks = %llu, want 8",
 			    stats_fallbacks(&sample_cur));
 	return PASS;
+}
+
+/*
+ * THP coverage: memory.stat's anon_thp against anon (not anon_thp against
+ * itself, or "anon" matched by "anon_thp"), as a ratio, not a percentage.
+ */
+static int test_coverage(const void *arg)
+{
+	static const char stat[] = "anon 8388608\nfile 4096\nanon_thp 2097152\n"
+				   "file_thp 0\n";
+	static const char want[] =
+		"thpcow_usage_thp_coverage_ratio{scope=\"cgroup\",cgroup=\"/a\"} 0.25\n";
+	struct usage_row r = { .scope = THPCOW_SCOPE_CGROUP, .name = "/a" };
+	char *got = NULL;
+	int ret = PASS;
+	FILE *f = fmemopen((void *)stat, sizeof(stat) - 1, "r");
+
+	(void)arg;
+	usage_parse_memory_stat(f, &r);
+	fclose(f);
+	if (!r.have_kernel || !r.have_anon || r.kernel_anon_bytes != 8388608 ||
+	    r.kernel_thp_bytes != 2097152)
+		return fail("parsed anon %llu, anon_thp %llu", r.kernel_anon_bytes,
+			    r.kernel_thp_bytes);
+	CAPTURE(got, f2, print_usage_prometheus(f2, &r, 1, 1024, 1));
+	if (!strstr(got, want))
+		ret = fail("[%s] not in:\n%s", want, got);
+	free(got);
+	return ret;
 }
 
 /* --- trace output ------------------------------------------------------ */
@@ -1187,6 +1217,7 @@ static const struct test tests[] = {
 	{ "stats --format prometheus", test_prometheus, NULL },
 	/* retry_race (not a fallback) added into the headline */
 	{ "stats: fallbacks sums fallback_* only", test_fallbacks, NULL },
+	{ "usage: THP coverage from memory.stat", test_coverage, NULL },
 
 #ifdef HAVE_LIBTRACEFS
 	/* fields read from the printed text: the comm's "address=" taken */
@@ -1634,7 +1665,7 @@ static const struct test tests[] = {
 	   "PATH=\"$1:$PATH\"; "
 	   COMPLETE("usage --") REPLY COMPLETE("usage --format p") REPLY
 	   COMPLETE("usage -o SCOPE,ANON") REPLY,
-	   "--cgroup --pid --json --output --noheadings --raw --format --help\n"
+	   "--cgroup --pid --machine --json --output --noheadings --raw --format --help\n"
 	   "prometheus\nSCOPE,ANON_THP_MIB SCOPE,ANON_THP_BYTES\n"),
 	/* a size offered process ids or files */
 	SH("completion: trace --buffer-size offers nothing", BASH_COMPLETION,
@@ -1771,15 +1802,25 @@ static const struct test tests[] = {
 	     "\"fallback_alloc\":3,\"fallback_charge\":0,"
 	     "\"fallback_unstable\":0,\"fallback_pinned\":0,"
 	     "\"fallbacks\":5,\"thp_bytes\":268435456,\"thp_mib\":256,"
-	     "\"anon_thp_bytes\":null},{\"scope\":\"pid\",\"pid\":42,"
+	     "\"anon_thp_bytes\":null,\"anon_bytes\":null},{\"scope\":\"pid\",\"pid\":42,"
 	     "\"comm\":\"qemu\\\"kvm\",", NULL, "USAGE", "usage", "--json"),
 	/* the exposition format without HELP/TYPE, units or escaped labels */
 	FAKE("fake: usage --format prometheus", NULL, 0,
 	     "# HELP thpcow_usage_substituted_total Write faults on the huge zero page given a whole THP.\n"
 	     "# TYPE thpcow_usage_substituted_total counter\n"
 	     "thpcow_usage_substituted_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\"} 128\n"
-	     "thpcow_usage_substituted_total{scope=\"pid\",pid=\"42\",comm=\"qemu\\\"kvm\"} 64\n"
 	     "thpcow_usage_substituted_total{scope=\"other\"} 0\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	/* a pid rule's row in the families the cgroup rows sum in: its
+	 * faults counted twice by sum() */
+	FAKE("fake: usage prometheus: pid rules in a family of their own", NULL, 0,
+	     "# TYPE thpcow_pid_rule_substituted_total counter\n"
+	     "thpcow_pid_rule_substituted_total{pid=\"42\",comm=\"qemu\\\"kvm\"} 64\n",
+	     NULL, "USAGE", "usage", "--format", "prometheus"),
+	/* the table's size missing */
+	FAKE("fake: usage prometheus: slots", NULL, 0,
+	     "# TYPE thpcow_usage_slots gauge\nthpcow_usage_slots 1024\n"
+	     "# HELP thpcow_usage_slots_used ",
 	     NULL, "USAGE", "usage", "--format", "prometheus"),
 	FAKE("fake: usage prometheus fallbacks by reason", NULL, 0,
 	     "thpcow_usage_fallbacks_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\",reason=\"alloc\"} 3\n",
@@ -1807,8 +1848,30 @@ static const struct test tests[] = {
 		"not a cgroup v2 directory", "USAGE",
 		"usage", "--cgroup", "/cgroup.procs"),
 	FAKE("fake: usage --pid and --cgroup", NULL, 2, NULL,
-	     "thpcowctl: usage: --pid and --cgroup are mutually exclusive\n",
+	     "thpcowctl: usage: --pid, --cgroup and --machine are mutually exclusive\n",
 	     "", "usage", "--pid", "42", "--cgroup", "/"),
+	FAKE("fake: usage --machine and --pid", NULL, 2, NULL,
+	     "--pid, --cgroup and --machine are mutually exclusive\n",
+	     "", "usage", "--machine", "vm", "--pid", "42"),
+	/* a VM named by its scope only (its number changes at each start),
+	 * or machined's quoted SCOPE= (systemd >= 250) not unquoted */
+	SH("fake: usage names a VM by systemd-machined's name and UUID", "/bin/bash",
+	   "m=$(mktemp -d); printf '%s\\n' '# This is private data. Do not parse.' "
+	   "NAME=vm 'SCOPE=\"machine-qemu\\\\x2d1\\\\x2dvm.scope\"' "
+	   "ID=0123456789abcdef0123456789abcdef CLASS=vm >\"$m/vm\"; "
+	   "ln -s vm \"$m/unit:machine-qemu\\x2d1\\x2dvm.scope\"; "
+	   "export THPCOWCTL_MACHINES=$m THPCOWCTL_DEVICE=" MISSING_DEVICE
+	   " FAKE_LOG=/dev/null LD_PRELOAD=\"$1/test_fakedev.so\"; "
+	   "\"$1/thpcowctl\" usage --format prometheus | grep -F 'thpcow_usage_substituted_total{'; "
+	   "\"$1/thpcowctl\" usage -o MACHINE,MACHINE_UUID,SUBSTITUTED --machine vm; "
+	   "\"$1/thpcowctl\" usage --machine vm2 2>&1 | sed \"s|$m|M|\"; "
+	   "echo \"rc=${PIPESTATUS[0]}\"; rm -rf \"$m\"",
+	   "thpcow_usage_substituted_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\","
+	   "machine=\"vm\",machine_uuid=\"01234567-89ab-cdef-0123-456789abcdef\"} 128\n"
+	   "thpcow_usage_substituted_total{scope=\"other\"} 0\n"
+	   "MACHINE MACHINE_UUID                         SUBSTITUTED\n"
+	   "vm      01234567-89ab-cdef-0123-456789abcdef         128\n"
+	   "thpcowctl: machine vm2: not known to systemd-machined (M)\nrc=1\n"),
 	FAKE("fake: usage --format bogus", NULL, 2, NULL,
 	     "thpcowctl: usage: unknown format 'bogus'", "",
 	     "usage", "--format", "bogus"),

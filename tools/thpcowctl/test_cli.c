@@ -1962,6 +1962,37 @@ static const struct test tests[] = {
 	APPLY("fake: apply with a missing cgroup changes nothing", NULL,
 	      "global zero\ncgroup / zero\ncgroup /no-such-cgroup zero\n", 1,
 	      "thpcowctl: <stdin>:3: /", NULL),
+	/* a drop-in not read, or one that is not *.conf (a package manager's
+	 * .dpkg-old, a README) read */
+	SH("fake: apply reads FILE, then FILE.d/*.conf",
+	   "/sys/fs/cgroup/cgroup.controllers",
+	   "d=$(mktemp -d); echo '# nothing here' >\"$d/t.conf\"; mkdir \"$d/t.conf.d\"; "
+	   "echo 'global copy' >\"$d/t.conf.d/20-b.conf\"; "
+	   "echo 'global split' >\"$d/t.conf.d/10-a.conf.dpkg-old\"; "
+	   "echo 'bogus' >\"$d/t.conf.d/README\"; "
+	   "THPCOWCTL_DEVICE=" MISSING_DEVICE " FAKE_LOG=/dev/null "
+	   "LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" apply \"$d/t.conf\" "
+	   "| sed \"s|$d/||g\"; rm -rf \"$d\"",
+	   "t.conf.d/20-b.conf:1: global copy\n"
+	   "applied t.conf and t.conf.d/*.conf\n"),
+	/* a bad drop-in leaving the good file applied, the drop-ins out of
+	 * order, or one silently overriding the file's rule for a target */
+	SH("cli: apply --check: a bad drop-in or a target named twice fails all",
+	   "/bin/bash",
+	   "d=$(mktemp -d); printf 'global zero\\n' >\"$d/t.conf\"; "
+	   "mkdir \"$d/t.conf.d\"; echo 'global fast' >\"$d/t.conf.d/b.conf\"; "
+	   "echo 'global copy' >\"$d/t.conf.d/c.conf\"; "
+	   "echo 'cgroup' >\"$d/t.conf.d/a.conf\"; "
+	   "echo 'bogus' >\"$d/t.conf.d/README\"; "
+	   "echo 'bogus' >\"$d/t.conf.d/d.conf.dpkg-old\"; "
+	   "\"$1/thpcowctl\" apply --check \"$d/t.conf\" 2>&1 | sed \"s|$d/||g\"; "
+	   "echo \"rc=${PIPESTATUS[0]}\"; rm -rf \"$d\"",
+	   "thpcowctl: t.conf.d/a.conf:1: expected 'cgroup PATH MODE'\n"
+	   "thpcowctl: t.conf.d/a.conf: 1 error\n"
+	   "thpcowctl: t.conf.d/b.conf:1: unknown mode 'fast': expected one of kernel, zero, copy, split\n"
+	   "thpcowctl: t.conf.d/b.conf: 1 error\n"
+	   "thpcowctl: t.conf.d/c.conf:1: a second global line (the first is t.conf:1)\n"
+	   "thpcowctl: t.conf.d/c.conf: 1 error\nrc=1\n"),
 	/* --check setting anything */
 	{ "fake: apply --check changes nothing", test_cli, &(const struct cli_case){
 	  { "apply", "--check", "-" }, 0, NULL, NULL, NEED_FAKE | NEED_CGROUP2,

@@ -27,6 +27,7 @@ struct verb {
 	const char *help;	/* option lines for 'thpcowctl NAME --help' */
 	bool takes_mode;	/* help lists the mode names */
 	void (*columns)(FILE *f);	/* help: the columns -o takes */
+	int usage_status;	/* a usage error's exit status; 0: EXIT_USAGE */
 };
 
 /*

@@ -62,8 +62,8 @@ collapse_unit() {
 		"systemd-analyze's warnings"
 }
 
-# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" it starts the
-# unit for NAME, escaped, on "release end" it stops it, on anything else
+# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" and "restore
+# begin" it starts the unit for NAME, escaped, on "release end" it stops it, on anything else
 # nothing; it prints nothing, even when what it runs does, and succeeds
 # even when systemctl fails.
 hook() {
@@ -78,6 +78,7 @@ hook() {
 	: >"$tmp/calls"
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null)" "" "migrate begin: stdout"
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 started begin - </dev/null
+	PATH="$tmp/hookbin:$PATH" "$h" web-2 restore begin - </dev/null
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 stopped end - </dev/null
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 release end - </dev/null)" "" "release end: stdout"
 	FAIL=1 PATH="$tmp/hookbin:$PATH" "$h" 'a b' migrate begin - </dev/null || {
@@ -85,6 +86,7 @@ hook() {
 		return 1
 	}
 	check_eq "$(cat "$tmp/calls")" 'systemctl start --no-block thpcow-collapse@web\x2d1.service
+systemctl start --no-block thpcow-collapse@web\x2d2.service
 systemctl stop --no-block thpcow-collapse@web\x2d1.service
 systemctl start --no-block thpcow-collapse@a\x20b.service
 logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"

@@ -21,6 +21,7 @@
 #include "collapse.h"
 #include "conf.h"
 #include "json.h"
+#include "libvirt.h"
 #include "output.h"
 #include "parse.h"
 #include "thpcowctl.h"
@@ -448,6 +449,53 @@ static int test_coverage(const void *arg)
 		ret = fail("[%s] not in:\n%s", want, got);
 	free(got);
 	return ret;
+}
+
+/*
+ * libvirt's words: another domain's event taken for ours (a name that is
+ * a prefix of another's), "Started Migrated" (incoming begins) taken for
+ * the end, a state reason misread.
+ */
+static int test_virsh_lines(const void *arg)
+{
+	static const struct {
+		const char *line;
+		enum mig_state want;
+	} ev[] = {
+		{ "event 'lifecycle' for domain 'vm1': Started Migrated", MIG_WAITING },
+		{ "event 'lifecycle' for domain 'vm1': Resumed Post-copy", MIG_POSTCOPY },
+		{ "event 'lifecycle' for domain 'vm1': Resumed Migrated", MIG_DONE },
+		{ "2026-12-02 02:00:00.000+0000: event 'lifecycle' for domain 'vm1': Resumed Migrated",
+		  MIG_DONE },
+		{ "event 'lifecycle' for domain 'vm10': Resumed Migrated", MIG_WAITING },
+		{ "event 'lifecycle' for domain 'vm': Resumed Migrated", MIG_WAITING },
+		{ "event 'lifecycle' for domain 'vm1': Stopped Failed", MIG_GONE },
+		{ "event 'lifecycle' for domain 'vm1': Resumed Unpaused", MIG_WAITING },
+		{ "event 'reboot' for domain 'vm1'", MIG_WAITING },
+	};
+	static const struct {
+		const char *line;
+		enum mig_state want;
+	} st[] = {
+		{ "running (migrated)\n", MIG_DONE },
+		{ "running (post-copy)\n", MIG_POSTCOPY },
+		{ "paused (migrating)\n", MIG_WAITING },
+		{ "running (booted)\n", MIG_WAITING },
+		{ "shut off (failed)\n", MIG_GONE },
+	};
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < ARRAY_SIZE(ev); i++)
+		if (virsh_event_line(ev[i].line, "vm1", NULL) != ev[i].want)
+			return fail("[%s]: %d, want %d", ev[i].line,
+				    virsh_event_line(ev[i].line, "vm1", NULL),
+				    ev[i].want);
+	for (i = 0; i < ARRAY_SIZE(st); i++)
+		if (virsh_state_line(st[i].line) != st[i].want)
+			return fail("[%s]: %d, want %d", st[i].line,
+				    virsh_state_line(st[i].line), st[i].want);
+	return PASS;
 }
 
 /* --- trace output ------------------------------------------------------ */
@@ -1554,7 +1602,12 @@ static const struct test tests[] = {
 	SH("completion: collapse's options", BASH_COMPLETION,
 	   COMPLETE("collapse --") REPLY,
 	   "--pid --cgroup --pidfile --min-present --rate --after-migration "
-	   "--await-postcopy --json --help\n"),
+	   "--await-postcopy --domain --json --help\n"),
+	/* --domain for a whole cgroup (which QEMU's events?) */
+	CLI("cli: collapse --domain with --cgroup, exit 2", 2, NULL,
+	    "--domain NAME is one QEMU's: with --pid or --pidfile", "collapse",
+	    "--cgroup", "a", "--domain", "vm1"),
+	{ "collapse: virsh's lifecycle events and states", test_virsh_lines, NULL },
 	/* a missing rules file reported as something else */
 	CLI("cli: apply of a missing file, exit 1", 1, NULL,
 	    "thpcowctl: /nonexistent/thpcow.conf: No such file or directory\n",

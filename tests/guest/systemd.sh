@@ -139,11 +139,13 @@ skipped_natively() {
 	}
 }
 
-# latest: status and probe say so, without the module (status exits 3).
+# latest: status and probe say so, without the module (status exits 0:
+# nothing is missing; 3 would be UNKNOWN to Nagios).
 status_says_native() {
 	local st rc=0
 	st=$(thpcowctl status) || rc=$?
-	check_eq "$rc" 3 "thpcowctl status: exit 3, not loaded (as systemctl status)"
+	check_eq "$rc" 0 "thpcowctl status: exit 0, not loaded and not needed"
+	check_match "$(thpcowctl check)" '^THPCOW OK - not needed: Linux ' "thpcowctl check"
 	check_match "$st" $'\nwithout thpcow: +whole THP\n' "thpcowctl status"
 	check_match "$st" $'\nthis kernel gives whole THPs by itself \\(Linux >= 6.13\\): thpcow is needed only for copy or split$' \
 		"thpcowctl status's last line"

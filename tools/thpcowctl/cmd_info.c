@@ -372,9 +372,8 @@ static int cmd_check(const struct verb *v, int argc, char *argv[])
 				  "THPs by itself", uts.release);
 		else if (k == KERNEL_ZERO_SPLITS)
 			check_say(&c, CHECK_CRITICAL, "module not loaded, and Linux "
-				  "%s splits the huge zero page (%s)", uts.release,
-				  unit_installed() ? "systemctl status thpcow" :
-				  PROGRAM_NAME " load");
+				  "%s splits the huge zero page (try: %s)",
+				  uts.release, load_hint());
 		else
 			check_say(&c, CHECK_UNKNOWN, "module not loaded; what "
 				  "Linux %s does without it is unknown: %s",

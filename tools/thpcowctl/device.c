@@ -59,6 +59,13 @@ bool unit_installed(void)
 	return false;
 }
 
+/* How to load the module here: through the unit if there is one. */
+const char *load_hint(void)
+{
+	return unit_installed() ? "systemctl start " MODULE_NAME :
+	       PROGRAM_NAME " load";
+}
+
 /* A failed ioctl, in words; what says which command on what. */
 static int ioctl_error(const char *what, int err)
 {
@@ -84,9 +91,7 @@ int device_open_raw(void)
 		error_msg("%s: no such device, but the module is loaded "
 			  "(is devtmpfs mounted?)", path);
 	else if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
-		error_msg("%s: module not loaded (try: %s)", path,
-			  unit_installed() ? "systemctl start thpcow" :
-			  PROGRAM_NAME " load");
+		error_msg("%s: module not loaded (try: %s)", path, load_hint());
 	else if (errno == EACCES || errno == EPERM)
 		error_msg("%s: " ROOT_NEEDED, path);
 	else

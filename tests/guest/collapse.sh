@@ -229,6 +229,107 @@ await_postcopy_none() {
 	jrange none.json waited_s 2.9 10
 }
 
+# A stand-in for virsh, as collapse --domain runs it: 'event' prints the
+# lines appended to $out/virsh/events (libvirt's lifecycle events), and
+# 'domstate' the line in $out/virsh/state; each call is logged.
+fake_virsh() {
+	local d=$out/virsh
+	mkdir -p "$d"
+	: >"$d/events"
+	: >"$d/calls"
+	echo "${1:-paused (migrating)}" >"$d/state"
+	# shellcheck disable=SC2016 # the stand-in's own $*
+	printf '#!/bin/sh\necho "$*" >>%s/calls\ncase " $* " in\n*" domstate "*) cat %s/state ;;\n*" event "*) exec tail -n +1 -f %s/events ;;\nesac\n' \
+		"$d" "$d" "$d" >"$d/virsh"
+	chmod +x "$d/virsh"
+	export THPCOWCTL_VIRSH=$d/virsh
+}
+
+# event LINE: libvirt emits the lifecycle event LINE for vm1.
+event() { echo "event 'lifecycle' for domain 'vm1': $1" >>"$out/virsh/events"; }
+
+# --domain, a precopy migration: "Resumed Migrated" ends the wait at once
+# (not --await-postcopy's 600 s), another domain's event does not, and
+# the collapse follows; virsh is asked for every domain's events.
+events_precopy() {
+	local ctlpid rc=0
+	fake_virsh
+	mix_start evpre --size 16 --pattern 512 --postcopy
+	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 600 --json >"$out/evpre.json" &
+	ctlpid=$!
+	sleep 1
+	echo "event 'lifecycle' for domain 'vm10': Resumed Migrated" >>"$out/virsh/events"
+	sleep 1
+	still_waiting "$ctlpid" "before libvirt's event" || return 1
+	event "Resumed Migrated"
+	wait "$ctlpid" || rc=$?
+	mix_end evpre
+	check_eq "$rc" 0 "exit status"
+	check_eq "$(val evpre thp_map)" HHHHHHHH "THP map"
+	check_eq "$(jval evpre.json trigger)" event "trigger"
+	check_eq "$(jval evpre.json postcopy_seen)" false "postcopy_seen"
+	jrange evpre.json waited_s 1.9 10
+	check_eq "$(sort "$out/virsh/calls")" "-q -c qemu:///system domstate --reason -- vm1
+-q -c qemu:///system event --loop --event lifecycle" "virsh's calls"
+}
+
+# --domain, a postcopy: "Resumed Post-copy" does not end the wait, the
+# end of the migration does, and the collapse comes after postcopy ended.
+events_postcopy() {
+	local ctlpid rc=0 map=$map_default$map_default$map_default$map_default
+	fake_virsh
+	mix_start evpost --size "$size" --pattern "$pattern" --postcopy
+	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 600 --json >"$out/evpost.json" &
+	ctlpid=$!
+	sleep 1
+	kill -USR2 "$mixpid"
+	wait_line evpost postcopy=begun || return 1
+	event "Resumed Post-copy"
+	sleep 2
+	still_waiting "$ctlpid" "during postcopy" || return 1
+	kill -USR2 "$mixpid"
+	wait_line evpost postcopy=ended || return 1
+	event "Resumed Migrated"
+	wait "$ctlpid" || rc=$?
+	mix_end evpost
+	check_eq "$rc" 0 "exit status"
+	check_eq "$(val evpost thp_map)" "$map" "THP map"
+	check_eq "$(jval evpost.json trigger)" event "trigger"
+	check_eq "$(jval evpost.json postcopy_seen)" true "postcopy_seen"
+}
+
+# --domain where the migration completed before the subscription: libvirt's
+# state says so, no wait; a domain that stops: an error, nothing collapsed.
+events_state_and_stop() {
+	local rc=0
+	fake_virsh "running (migrated)"
+	mix_start evst --size 16 --pattern 512
+	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 600 --json >"$out/evst.json"
+	check_eq "$(jval evst.json trigger)" state "trigger"
+	check_eq "$(jval evst.json collapsed)" 8 "collapsed"
+	jrange evst.json waited_s 0 5
+	fake_virsh
+	event "Stopped Failed"
+	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 600 --json \
+		>"$out/evstop.json" 2>"$out/evstop.err" || rc=$?
+	mix_end evst
+	check_eq "$rc" 1 "exit status when the domain stopped"
+	check_eq "$(cat "$out/evstop.err")" "thpcowctl: collapse: libvirt domain vm1: Stopped Failed" "stderr"
+}
+
+# --domain without libvirt (no virsh): the /proc watch, as --await-postcopy
+events_no_libvirt() {
+	export THPCOWCTL_VIRSH=/nonexistent/virsh
+	mix_start evno --size 16 --pattern 512 --postcopy
+	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 3 --json \
+		>"$out/evno.json" 2>"$out/evno.err"
+	mix_end evno
+	check_eq "$(val evno thp_map)" HHHHHHHH "THP map"
+	check_eq "$(jval evno.json trigger)" timeout "trigger"
+	check_eq "$(cat "$out/evno.err")" "thpcowctl: collapse: libvirt domain vm1: no events (virsh ended); watching the process instead" "stderr"
+	jrange evno.json waited_s 2.9 10
+}
+
 # A process gone mid-way: an error, the summary of what was done.
 exits_midway() {
 	mix_start exit --size 128 --pattern 512
@@ -351,6 +452,10 @@ else
 		after_migration_waits # waits while uffd is registered; the process exits
 		await_postcopy      # started in precopy: waits for postcopy's start and end
 		await_postcopy_none # no postcopy within SECS: collapses; --pidfile
+		events_precopy      # --domain: libvirt's "Resumed Migrated" ends the wait at once
+		events_postcopy     # --domain: a postcopy's end, not its start
+		events_state_and_stop # --domain: migrated already; the domain stopped
+		events_no_libvirt   # --domain without virsh: the /proc watch
 		exits_midway        # the process exits mid-way: error and summary
 		rate_bounds         # --rate bounds the bandwidth
 		interrupted         # SIGINT stops between ranges, status 130

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """prometheus-check.py PROM DEBUGFS_STATS THP_BYTES: parse PROM (the output of
 thpcowctl stats --format prometheus) with prometheus_client's own parser and
-check it against the module's debugfs stats file: every counter as
-thpcow_NAME_total of type counter with a HELP line, the same values, the
-bytes given as THPs, the rules and the global mode as gauges.
+check it against the module's debugfs stats file: thpcow_up 1 and a
+thpcow_build_info, every counter as thpcow_NAME_total of type counter with a
+HELP line (the fallback_* ones as thpcow_fallbacks_total{reason}), the same
+values, the bytes given as THPs, the rules, the global mode and hook_armed
+(where debugfs shows it) as gauges.
 
 prometheus-check.py --usage PROM DEBUGFS_USAGE: the same for thpcowctl usage
---format prometheus against debugfs usage: every row (scope, and cgroup, or
-pid and comm, as labels) with its substituted, copied and split counters,
-its fallbacks by reason and its thp_bytes; no row debugfs does not have.
+--format prometheus against debugfs usage: every row (scope and cgroup in
+thpcow_usage_*, pid and comm in thpcow_pid_rule_*, as labels) with its
+substituted, copied and split counters, its fallbacks by reason and its
+thp_bytes; the slots as gauges; no row debugfs does not have.
 
 Prints "ok", or one line per difference (exit 1)."""
 import sys
@@ -60,26 +63,45 @@ def usage(prom, debugfs):
         if line.startswith("#"):
             continue
         row = dict(zip(head, line.split("\t")))
-        labels = [("scope", row["scope"])]
+        # pid rules: a family of their own (they count in their cgroup's
+        # row too, so summing them with the cgroup rows would count twice)
+        if row["scope"] == "pid":
+            fam = "thpcow_pid_rule"
+            labels = [("pid", row["target"]), ("comm", row["name"])]
+        else:
+            fam = "thpcow_usage"
+            labels = [("scope", row["scope"])]
         if row["scope"] == "cgroup":
             labels.append(("cgroup", row["name"]))
-        elif row["scope"] == "pid":
-            labels += [("pid", row["target"]), ("comm", row["name"])]
+            # systemd-machined's names, where the row is a VM's
+            for key in list(samples):
+                if key[0] != f"{fam}_substituted_total":
+                    continue
+                extra = [kv for kv in key[1] if kv[0].startswith("machine")]
+                if extra and set(key[1]) - set(extra) == set(labels):
+                    labels += extra
+                    break
         for c in ("substituted", "copied", "split"):
-            yield from check(f"thpcow_usage_{c}_total", int(row[c]),
+            yield from check(f"{fam}_{c}_total", int(row[c]),
                              "counter", labels)
         for c in head:
             if c.startswith("fallback_"):
-                yield from check("thpcow_usage_fallbacks_total",
+                yield from check(f"{fam}_fallbacks_total",
                                  int(row[c]), "counter",
                                  labels + [("reason", c[9:])])
-        yield from check("thpcow_usage_thp_bytes_total",
+        yield from check(f"{fam}_thp_bytes_total",
                          int(row["thp_bytes"]), "counter", labels)
-        # the kernel's own figure: not debugfs', only its type
-        samples.pop(("thpcow_usage_anon_thp_bytes", tuple(sorted(labels))),
-                    None)
-    if types.get("thpcow_usage_anon_thp_bytes", "gauge") != "gauge":
-        yield "thpcow_usage_anon_thp_bytes: not a gauge"
+        # the kernel's own figures: not debugfs', only their types
+        for g in ("anon_thp_bytes", "anon_bytes", "thp_coverage_ratio"):
+            samples.pop((f"{fam}_{g}", tuple(sorted(labels))), None)
+    for fam in ("thpcow_usage", "thpcow_pid_rule"):
+        for g in ("anon_thp_bytes", "anon_bytes", "thp_coverage_ratio"):
+            if types.get(f"{fam}_{g}", "gauge") != "gauge":
+                yield f"{fam}_{g}: not a gauge"
+    # the table's size: only that it is there, as gauges
+    for g in ("thpcow_usage_slots", "thpcow_usage_slots_used"):
+        if samples.pop((g, ()), None) is None or types[g] != "gauge":
+            yield f"{g}: missing or not a gauge"
     for name, labels in samples:
         yield f"{name}{dict(labels)}: not in debugfs"
 
@@ -97,8 +119,22 @@ def main(prom, stats, thp_bytes):
     yield from problems
     check = checker(samples, types)
 
+    yield from check("thpcow_up", 1, "gauge")
+    for key in list(samples):
+        if key[0] == "thpcow_build_info":
+            samples.pop(key)  # versions: cli.t's; only that it is there
+            break
+    else:
+        yield "thpcow_build_info: missing"
     for c in counters:
-        yield from check(f"thpcow_{c}_total", int(debugfs[c]), "counter")
+        if c.startswith("fallback_"):
+            yield from check("thpcow_fallbacks_total", int(debugfs[c]),
+                             "counter", (("reason", c[9:]),))
+        else:
+            yield from check(f"thpcow_{c}_total", int(debugfs[c]), "counter")
+    if "hook_armed" in debugfs:
+        yield from check("thpcow_hook_armed", int(debugfs["hook_armed"]),
+                         "gauge")
     for c in ("substituted", "copied"):
         yield from check(f"thpcow_{c}_bytes_total",
                          int(debugfs[c]) * thp_bytes, "counter")

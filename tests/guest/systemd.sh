@@ -139,11 +139,13 @@ skipped_natively() {
 	}
 }
 
-# latest: status and probe say so, without the module (status exits 3).
+# latest: status and probe say so, without the module (status exits 0:
+# nothing is missing; 3 would be UNKNOWN to Nagios).
 status_says_native() {
 	local st rc=0
 	st=$(thpcowctl status) || rc=$?
-	check_eq "$rc" 3 "thpcowctl status: exit 3, not loaded (as systemctl status)"
+	check_eq "$rc" 0 "thpcowctl status: exit 0, not loaded and not needed"
+	check_match "$(thpcowctl check)" '^THPCOW OK - not needed: Linux ' "thpcowctl check"
 	check_match "$st" $'\nwithout thpcow: +whole THP\n' "thpcowctl status"
 	check_match "$st" $'\nthis kernel gives whole THPs by itself \\(Linux >= 6.13\\): thpcow is needed only for copy or split$' \
 		"thpcowctl status's last line"
@@ -185,8 +187,11 @@ collapse_after_migration() {
 	kill -USR2 "$pid"
 	unit_until "$unit" ActiveState '!active' 60
 	unit_log "$unit" | sed 's/^/    /'
-	check_match "$(unit_log "$unit")" $'(^|\n)collapsed: +8 \\(16 MiB\\)\n' "the summary in the journal"
-	check_match "$(unit_log "$unit")" $'(^|\n)waited: +[0-9.]+ s \\(postcopy seen\\)' "postcopy seen"
+	# one JSON line; no virsh here: the /proc watch saw postcopy end
+	check_match "$(unit_log "$unit")" $'(^|\n){"processes":1,"exited":0,"min_present":502,"ranges":8,"collapsed":8,' \
+		"the summary in the journal"
+	check_match "$(unit_log "$unit")" '"postcopy_seen":true,"domain":"vm-1","trigger":"userfaultfd"' \
+		"postcopy seen, in /proc (no libvirt here)"
 	check_match "$(unit_log "$unit")" "Deactivated successfully" "the unit succeeded"
 	check_eq "$(awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$pid/smaps_rollup")" 16384 \
 		"AnonHugePages kB of QEMU's stand-in"
@@ -198,13 +203,58 @@ collapse_after_migration() {
 	"$hook" vm-3 release end - </dev/null
 	unit_until "$unit3" ActiveState inactive
 	unit_log "$unit3" | sed 's/^/    /'
-	check_match "$(unit_log "$unit3")" $'(^|\n)interrupted: +yes' "stopped: its summary"
+	check_match "$(unit_log "$unit3")" '"interrupted":true}' "stopped: its summary"
 	check_match "$(unit_log "$unit3")" "Deactivated successfully" "stopped: not failed"
 	kill -USR1 "$pid"
 	wait "$pid"
 	echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled
 	echo "$uffd_was" >/proc/sys/vm/unprivileged_userfaultfd
 	rm -f /run/libvirt/qemu/vm-[13].pid
+	check_eq "$(key verify "$(<"$out")")" ok "data"
+}
+
+# The same unit where libvirt answers: a stand-in virsh (first in the
+# unit's PATH) prints libvirt's lifecycle events as they are appended to
+# /run/fakevirsh/events. A precopy migration: "Resumed Migrated" ends the
+# wait at once (not after --await-postcopy's hour), and the unit collapses
+# what is split and ends, with one JSON line saying what ended the wait.
+collapse_on_libvirt_event() {
+	local hook=/usr/share/doc/thpcow/libvirt-hook-qemu unit='thpcow-collapse@vm\x2d4.service'
+	local mix out=/run/thpmix4.out pid i thp_was t0 d=/run/fakevirsh
+	mix=$(cd "$top/tests/prog" && pwd)/thpmix
+	thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+	echo never >/sys/kernel/mm/transparent_hugepage/enabled
+	mkdir -p "$d" /run/libvirt/qemu
+	: >"$d/events"
+	# shellcheck disable=SC2016 # the stand-in's own $*
+	printf '#!/bin/sh\necho "fake virsh $*" >&2\ncase " $* " in\n*" domstate "*) echo "paused (migrating)" ;;\n*" event "*) exec tail -n +1 -f %s/events ;;\nesac\n' "$d" >/usr/local/bin/virsh
+	chmod +x /usr/local/bin/virsh
+	"$hook" vm-4 migrate begin - </dev/null
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$mix" --size 16 --pattern 512 >"$out" &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do grep -qx ready "$out" && break; sleep 0.1; done
+	echo "$pid" >/run/libvirt/qemu/vm-4.pid
+	unit_until "$unit" SubState running
+	sleep 2
+	check_eq "$(systemctl show -P SubState "$unit")" running "the unit before libvirt's event"
+	t0=$SECONDS
+	echo "event 'lifecycle' for domain 'vm-4': Resumed Migrated" >>"$d/events"
+	unit_until "$unit" ActiveState '!active' 60
+	unit_log "$unit" | sed 's/^/    /'
+	((SECONDS - t0 < 30)) || {
+		echo "the unit took $((SECONDS - t0)) s after the event"
+		return 1
+	}
+	check_match "$(unit_log "$unit")" 'fake virsh -q -c qemu:///system event --loop --event lifecycle' \
+		"virsh event, all domains"
+	check_match "$(unit_log "$unit")" '"collapsed":8,' "collapsed what was split"
+	check_match "$(unit_log "$unit")" '"postcopy_seen":false,"domain":"vm-4","trigger":"event"' \
+		"ended by the event, precopy"
+	check_match "$(unit_log "$unit")" "Deactivated successfully" "the unit succeeded"
+	kill -USR1 "$pid"
+	wait "$pid"
+	rm -f /usr/local/bin/virsh /run/libvirt/qemu/vm-4.pid
+	echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled
 	check_eq "$(key verify "$(<"$out")")" ok "data"
 }
 
@@ -226,5 +276,6 @@ cases=(
 	reload_applies          # systemctl reload: new rules set, dropped ones cleared
 	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes
 	collapse_after_migration # libvirt hook -> thpcow-collapse@.service -> collapse
+	collapse_on_libvirt_event # the same, ended by libvirt's "Resumed Migrated"
 )
 tap_run "${cases[@]}"

@@ -3,9 +3,10 @@
 # installing it: systemd-analyze security rates it at most 4.0 (what is left
 # is what loading a module and /dev/thpcow need), it is skipped through
 # ExecCondition= where thpcow is not needed, and the lines that systemd
-# would ignore are none. tests/vm/systemd.t runs it in a guest.
-# dist/thpcow-metrics.service (shipped, not enabled): its command, run here
-# against the fake device, writes the Prometheus file whole or not at all.
+# would ignore are none. tests/vm/systemd.t runs it in a guest. The
+# example dist/thpcow-metrics.service: its command, run here against the
+# fake device, writes the Prometheus file whole (stats, then usage), and
+# without the module one that says thpcow_up 0.
 # dist/thpcow-collapse@.service: rated and checked the same way;
 # tests/vm/systemd.t runs it, started by dist/libvirt-hook-qemu.
 set -uo pipefail
@@ -61,8 +62,8 @@ collapse_unit() {
 		"systemd-analyze's warnings"
 }
 
-# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" it starts the
-# unit for NAME, escaped, on "release end" it stops it, on anything else
+# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" and "restore
+# begin" it starts the unit for NAME, escaped, on "release end" it stops it, on anything else
 # nothing; it prints nothing, even when what it runs does, and succeeds
 # even when systemctl fails.
 hook() {
@@ -77,6 +78,7 @@ hook() {
 	: >"$tmp/calls"
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null)" "" "migrate begin: stdout"
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 started begin - </dev/null
+	PATH="$tmp/hookbin:$PATH" "$h" web-2 restore begin - </dev/null
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 stopped end - </dev/null
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 release end - </dev/null)" "" "release end: stdout"
 	FAIL=1 PATH="$tmp/hookbin:$PATH" "$h" 'a b' migrate begin - </dev/null || {
@@ -84,6 +86,7 @@ hook() {
 		return 1
 	}
 	check_eq "$(cat "$tmp/calls")" 'systemctl start --no-block thpcow-collapse@web\x2d1.service
+systemctl start --no-block thpcow-collapse@web\x2d2.service
 systemctl stop --no-block thpcow-collapse@web\x2d1.service
 systemctl start --no-block thpcow-collapse@a\x20b.service
 logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"
@@ -129,13 +132,16 @@ metrics_atomic() {
 	printf 'policies 2\nglobal_mode zero\n' >>"$tmp/stats"
 	check_eq "$("$repo/tests/guest/prometheus-check.py" "$out/thpcow.prom" "$tmp/stats" 2097152)" ok \
 		"prometheus_client parses it"
+	check_eq "$(grep -c '^thpcow_usage_slots 1024$' "$out/thpcow.prom")" 1 \
+		"usage's metrics follow stats'"
 	echo old >"$out/thpcow.prom"
-	if metrics_exec "$out" 2>/dev/null; then
-		echo "without the module it succeeded"
+	metrics_exec "$out" || {
+		echo "without the module the unit failed"
 		return 1
-	fi
-	check_eq "$(ls -A "$out" && cat "$out/thpcow.prom")" "thpcow.prom
-old" "without the module: the old file, no temporary"
+	}
+	check_eq "$(ls -A "$out" && grep -v '^#' "$out/thpcow.prom" | sed 's/{.*}/{}/')" "thpcow.prom
+thpcow_up 0
+thpcow_build_info{} 1" "without the module: thpcow_up 0, not the old file"
 }
 
 cases=(
@@ -143,7 +149,7 @@ cases=(
 	no_ignored_lines   # no line systemd warns about and ignores
 	skips_by_condition # ExecCondition=thpcowctl probe --condition
 	metrics_unit       # thpcow-metrics.service and .timer: systemd-analyze verify
-	metrics_atomic     # its command: the .prom file whole, or the old one
+	metrics_atomic     # its command: the .prom file whole; thpcow_up 0 without the module
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
 	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it

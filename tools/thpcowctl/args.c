@@ -45,7 +45,7 @@ int usage_error(const struct verb *v, const char *fmt, ...)
 		error_msg("%s", msg);
 	fprintf(stderr, "Try '" PROGRAM_NAME "%s%s --help' for more information.\n",
 		v ? " " : "", v ? v->name : "");
-	return EXIT_USAGE;
+	return v && v->usage_status ? v->usage_status : EXIT_USAGE;
 }
 
 /* A bad number argument: what names it ("PID", "SECONDS"). */

@@ -27,6 +27,7 @@ struct verb {
 	const char *help;	/* option lines for 'thpcowctl NAME --help' */
 	bool takes_mode;	/* help lists the mode names */
 	void (*columns)(FILE *f);	/* help: the columns -o takes */
+	int usage_status;	/* a usage error's exit status; 0: EXIT_USAGE */
 };
 
 /*
@@ -41,6 +42,7 @@ enum {
 	OPT_OUTPUT	= 'o',
 	OPT_NOHEADINGS	= 'n',
 	OPT_RAW		= 'r',
+	OPT_MACHINE	= 'm',
 	OPT_CHILDREN	= 0x100,
 	OPT_WATCH,
 	OPT_COUNT,

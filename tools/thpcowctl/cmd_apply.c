@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * thpcowctl: apply [--check] [FILE]: make the global mode and the cgroup
- * rules what FILE (/etc/thpcow.conf) says. Nothing is changed when the file
- * has an error or names a cgroup that cannot be opened (one that does not
+ * rules what FILE (/etc/thpcow.conf) and its drop-ins FILE.d/ *.conf say.
+ * Nothing is changed when a file has an error, two name the same target, or
+ * one names a cgroup that cannot be opened (one that does not
  * exist: --check reports it too). Then: the file's rules are set, and every
  * cgroup rule the module has that the file does not name is cleared, each
  * change one line on standard output (the journal, from thpcow.service).
@@ -29,7 +30,7 @@
 /* Clear the rule of entry e, a cgroup the file does not name. */
 static int clear_stale(int fd, const struct thpcow_entry *e, const char *name)
 {
-	char path[THPCOW_PATH_LEN + 1], where[THPCOW_PATH_LEN + 64];
+	char path[THPCOW_PATH_LEN + 1], where[THPCOW_PATH_LEN + PATH_MAX + 128];
 	struct scope_arg s = { .scope = THPCOW_SCOPE_CGROUP, .given = 1 };
 	struct thpcow_policy p;
 	struct target t;
@@ -84,7 +85,8 @@ static int apply_rules(int fd, const struct conf *c, struct target *t,
 	size_t i, n;
 
 	for (i = 0; i < c->n; i++) {
-		snprintf(where, sizeof(where), "%s:%u", name, c->rules[i].line);
+		snprintf(where, sizeof(where), "%s:%u", c->rules[i].file,
+			 c->rules[i].line);
 		error_context(where);
 		target_policy(&t[i], &p);
 		p.mode = c->rules[i].mode;
@@ -122,7 +124,8 @@ static int conf_check_cgroups(const struct conf *c, const char *name)
 		memset(&s, 0, sizeof(s));
 		s.scope = THPCOW_SCOPE_CGROUP;
 		s.cgroup = c->rules[i].cgroup;
-		snprintf(where, sizeof(where), "%s:%u", name, c->rules[i].line);
+		snprintf(where, sizeof(where), "%s:%u", c->rules[i].file,
+			 c->rules[i].line);
 		error_context(where);
 		if (target_open(&s, &t))
 			missing++;
@@ -154,7 +157,7 @@ static int conf_apply(const struct conf *c, const char *name)
 		memset(&s, 0, sizeof(s));
 		s.scope = c->rules[opened].scope;
 		s.cgroup = c->rules[opened].cgroup;
-		snprintf(where, sizeof(where), "%s:%u", name,
+		snprintf(where, sizeof(where), "%s:%u", c->rules[opened].file,
 			 c->rules[opened].line);
 		error_context(where);
 		ret = target_open(&s, &t[opened]);
@@ -174,6 +177,29 @@ static int conf_apply(const struct conf *c, const char *name)
 	return ret;
 }
 
+/*
+ * Add one file's rules to c; "-" is standard input. Returns the number of
+ * errors (reported), -1 if it could not be read.
+ */
+static int conf_read(const char *file, const char *name, const char *mnt,
+		     bool check, struct conf *c)
+{
+	FILE *in = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	int ret;
+
+	if (!in) {
+		error_msg("%s: %s", file, strerror(errno));
+		return -1;
+	}
+	ret = conf_parse(in, name, mnt, c);
+	if (in != stdin)
+		fclose(in);
+	if (ret > 0)
+		error_msg("%s: %d error%s%s", name, ret, ret == 1 ? "" : "s",
+			  check ? "" : "; nothing applied");
+	return ret;
+}
+
 static int cmd_apply(const struct verb *v, int argc, char *argv[])
 {
 	static const struct option opts[] = {
@@ -182,10 +208,11 @@ static int cmd_apply(const struct verb *v, int argc, char *argv[])
 		{ 0 }
 	};
 	const char *file = CONF_PATH, *name;
-	char mnt[PATH_MAX];
+	char mnt[PATH_MAX], what[PATH_MAX + 64];
+	struct conf c = { 0 };
 	bool check = false;
-	struct conf c;
-	FILE *in;
+	char **dropins = NULL;
+	size_t i, ndropins = 0;
 	int opt, ret;
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1)
@@ -195,25 +222,26 @@ static int cmd_apply(const struct verb *v, int argc, char *argv[])
 	verb_no_args(v, argc, argv);
 
 	name = strcmp(file, "-") ? file : "<stdin>";
-	in = strcmp(file, "-") ? fopen(file, "re") : stdin;
-	if (!in) {
-		error_msg("%s: %s", file, strerror(errno));
-		return EXIT_FAIL;
-	}
 	if (cgroup_mount_point(mnt, sizeof(mnt)))
 		strcpy(mnt, CGROUP_DEFAULT_MOUNT);
-	ret = conf_parse(in, name, mnt, &c);
-	if (in != stdin)
-		fclose(in);
-	if (ret > 0)
-		error_msg("%s: %d error%s%s", name, ret, ret == 1 ? "" : "s",
-			  check ? "" : "; nothing applied");
-	if (ret)
-		return EXIT_FAIL;
-	ret = check ? conf_check_cgroups(&c, name) : conf_apply(&c, name);
+	/* all of them, or nothing: an error in any file applies none */
+	ret = conf_read(file, name, mnt, check, &c) ? 1 : 0;
+	if (ret >= 0 && strcmp(file, "-"))
+		ret |= conf_dropins(file, &dropins, &ndropins) ? 1 : 0;
+	for (i = 0; i < ndropins; i++)	/* every file's errors, then fail */
+		ret |= conf_read(dropins[i], dropins[i], mnt, check, &c) ? 1 : 0;
+	if (ndropins)
+		snprintf(what, sizeof(what), "%s and %s" CONF_DROPIN_SUFFIX
+			 "/*.conf", name, name);
+	else
+		snprintf(what, sizeof(what), "%s", name);
+	if (!ret)
+		ret = check ? conf_check_cgroups(&c, what) :
+		      conf_apply(&c, what);
 	if (!ret && !check)
-		printf("applied %s\n", name);
+		printf("applied %s\n", what);
 	conf_free(&c);
+	conf_names_free(dropins, ndropins);
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -222,6 +250,7 @@ const struct verb apply_verb = {
 	.summary = "set the global and cgroup rules of a file",
 	.synopsis = "[--check] [FILE]",
 	.help = "  --check         only check FILE; change nothing\n"
-		"  FILE            the rules (thpcow.conf(5)); '-' is standard\n"
-		"                  input; default " CONF_PATH "\n",
+		"  FILE            the rules (thpcow.conf(5)), then those of\n"
+		"                  FILE.d/*.conf in order; '-' is standard input\n"
+		"                  (no drop-ins); default " CONF_PATH "\n",
 };

@@ -44,7 +44,8 @@ static int read_pidfile(const char *path, pid_t *pid)
 
 static int cmd_collapse(const struct verb *v, int argc, char *argv[])
 {
-	enum { OPT_MIN = 0x200, OPT_RATE, OPT_AFTER, OPT_AWAIT, OPT_PIDFILE };
+	enum { OPT_MIN = 0x200, OPT_RATE, OPT_AFTER, OPT_AWAIT, OPT_PIDFILE,
+	       OPT_DOMAIN };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
@@ -53,6 +54,7 @@ static int cmd_collapse(const struct verb *v, int argc, char *argv[])
 		{ "after-migration", no_argument, NULL, OPT_AFTER },
 		{ "await-postcopy", required_argument, NULL, OPT_AWAIT },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "domain", required_argument, NULL, OPT_DOMAIN },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -100,6 +102,9 @@ static int cmd_collapse(const struct verb *v, int argc, char *argv[])
 		case OPT_AFTER:
 			o.after_migration = true;
 			break;
+		case OPT_DOMAIN:
+			o.domain = optarg;
+			break;
 		case OPT_JSON:
 			o.json = true;
 			break;
@@ -109,6 +114,9 @@ static int cmd_collapse(const struct verb *v, int argc, char *argv[])
 	if (!pid && !cgroup && !pidfile)
 		return usage_error(v, "one of --pid, --cgroup or --pidfile is "
 				   "required");
+	if (o.domain && (cgroup || !o.domain[0]))
+		return usage_error(v, "--domain NAME is one QEMU's: with --pid or "
+				   "--pidfile");
 	o.progress = !o.json && isatty(STDERR_FILENO);
 
 	/* from here on, every message is the verb's: "collapse: ..." */
@@ -133,7 +141,7 @@ const struct verb collapse_verb = {
 	.summary = "give a process's 4 KiB-page memory its THPs back",
 	.synopsis = "(-p PID | -c PATH | --pidfile FILE) [--min-present N] "
 		"[--rate MiB/s] [--after-migration] [--await-postcopy SECS] "
-		"[-J]",
+		"[--domain NAME] [-J]",
 	.help = HELP_PID
 		"  -c, --cgroup PATH\n"
 		"                  every process of a cgroup v2 directory\n"
@@ -149,5 +157,9 @@ const struct verb collapse_verb = {
 		"                  --after-migration, and if no memory is under\n"
 		"                  userfaultfd yet, wait up to SECS for postcopy\n"
 		"                  to begin (an incoming migration in precopy)\n"
+		"  --domain NAME   first wait (up to --await-postcopy SECS) until\n"
+		"                  libvirt says its domain NAME has migrated here\n"
+		"                  (virsh event); without libvirt, as\n"
+		"                  --await-postcopy\n"
 		HELP_JSON,
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* thpcowctl: the verbs that only look: status, version, stats. */
+/* thpcowctl: the verbs that only look: status, check, version, stats. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "thpcowctl.h"
 
 #define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
+#define DEBUGFS_STATS	"/sys/kernel/debug/" MODULE_NAME "/stats"
 #define SECURE_BOOT_VAR	"/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
 /* 1 if UEFI Secure Boot is on, 0 if off, -1 if unknown (no EFI). */
@@ -147,8 +150,6 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 
 	memset(&st, 0, sizeof(st));
 	ret = module_info(&mi) ? EXIT_FAIL : EXIT_OK;
-	if (!mi.loaded)
-		ret = EXIT_NOT_LOADED;	/* as systemctl status: not active */
 	if (mi.fd >= 0) {
 		have_stats = device_stats(mi.fd, &st) == 0;
 		have_mode = get_global_mode(mi.fd, &mode) == 0;
@@ -162,6 +163,10 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	if (!mi.loaded) {
 		k = kernel_zero_probe(why, sizeof(why));
 		without = kernel_zero_name(k);
+		/* as systemctl status: not active; but not where it is not
+		 * needed (Nagios would read 3 as UNKNOWN) */
+		if (k != KERNEL_ZERO_SUBSTITUTES)
+			ret = EXIT_NOT_LOADED;
 	}
 	sb = secure_boot();
 
@@ -229,6 +234,200 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	}
 	return ret;
 }
+
+/* The monitoring-plugins convention: check's exit statuses. */
+enum { CHECK_OK, CHECK_WARNING, CHECK_CRITICAL, CHECK_UNKNOWN };
+static const char *const check_names[] = {
+	"OK", "WARNING", "CRITICAL", "UNKNOWN",
+};
+
+struct check {
+	int state;
+	char text[512];		/* what made it so, "; "-separated */
+	char perf[512];
+};
+
+/* Raise c to state (never lower it), adding why to its text. */
+static void __attribute__((format(printf, 3, 4)))
+check_say(struct check *c, int state, const char *fmt, ...)
+{
+	size_t len = strlen(c->text);
+	va_list ap;
+
+	if (state > c->state)
+		c->state = state;
+	if (len && len + 2 < sizeof(c->text)) {
+		strcpy(c->text + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(c->text + len, sizeof(c->text) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+check_perf(struct check *c, const char *fmt, ...)
+{
+	size_t len = strlen(c->perf);
+	va_list ap;
+
+	if (len && len + 1 < sizeof(c->perf))
+		c->perf[len++] = ' ';
+	va_start(ap, fmt);
+	vsnprintf(c->perf + len, sizeof(c->perf) - len, fmt, ap);
+	va_end(ap);
+}
+
+struct check_args {
+	unsigned long long warn, crit;	/* fallback % */
+	unsigned long long min_faults, slots_warn;	/* slots_warn: % */
+};
+
+/* The module is loaded and answers: its counters against the thresholds. */
+static void check_module(int fd, const struct check_args *a, struct check *c)
+{
+	struct thpcow_usage_entry *entries;
+	struct thpcow_usage u;
+	struct thpcow_stats st;
+	unsigned long long given, fb, faults;
+	unsigned int mode;
+	double pct = 0;
+	size_t n;
+
+	if (device_stats(fd, &st) || get_global_mode(fd, &mode)) {
+		check_say(c, CHECK_UNKNOWN, "the module's counters cannot be read");
+		return;
+	}
+	given = st.counters[THPCOW_STAT_SUBSTITUTED] +
+		st.counters[THPCOW_STAT_COPIED];
+	fb = stats_fallbacks(&st);
+	faults = given + fb;
+	if (faults)
+		pct = 100.0 * (double)fb / (double)faults;
+	check_say(c, CHECK_OK, "mode %s, %u policies, %llu THPs given, "
+		  "%llu fallbacks (%.1f %%)", mode_name(mode), st.policies,
+		  given, fb, pct);
+	if (!st.policies && mode == THPCOW_MODE_KERNEL)
+		check_say(c, CHECK_WARNING, "no policy: thpcow changes nothing "
+			  "(/etc/thpcow.conf; systemctl reload thpcow)");
+	if (faults >= a->min_faults && pct >= (double)a->crit)
+		check_say(c, CHECK_CRITICAL, "fallbacks %.1f %% >= %llu %%", pct,
+			  a->crit);
+	else if (faults >= a->min_faults && pct >= (double)a->warn)
+		check_say(c, CHECK_WARNING, "fallbacks %.1f %% >= %llu %%", pct,
+			  a->warn);
+	check_perf(c, "given=%lluc fallbacks=%lluc fallback_pct=%.1f%%;%llu;%llu;0;100 "
+		   "policies=%u;;;0", given, fb, pct, a->warn, a->crit,
+		   st.policies);
+	if (device_usage(fd, &entries, &n, &u)) {
+		check_say(c, CHECK_UNKNOWN, "the usage table cannot be read");
+		return;
+	}
+	free(entries);
+	if (u.slots && (unsigned long long)u.slots_used * 100 >=
+		       (unsigned long long)u.slots * a->slots_warn)
+		check_say(c, CHECK_WARNING, "usage table %u of %u rows: new "
+			  "cgroups count as other (usage_slots)", u.slots_used,
+			  u.slots);
+	check_perf(c, "slots_used=%u;%llu;;0;%u", u.slots_used,
+		   (unsigned long long)u.slots * a->slots_warn / 100, u.slots);
+}
+
+/*
+ * The monitoring-plugins convention (Nagios, Icinga, Zabbix's, Sensu's):
+ * one line "THPCOW STATE - what | perfdata" on standard output, and the
+ * state as the exit status (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, also
+ * for a usage error).
+ */
+static int cmd_check(const struct verb *v, int argc, char *argv[])
+{
+	enum { OPT_WARN = 'w', OPT_CRIT = 'c', OPT_MIN = 0x200, OPT_SLOTS };
+	static const struct option opts[] = {
+		{ "warning", required_argument, NULL, OPT_WARN },
+		{ "critical", required_argument, NULL, OPT_CRIT },
+		{ "min-faults", required_argument, NULL, OPT_MIN },
+		{ "slots-warning", required_argument, NULL, OPT_SLOTS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct check_args a = { .warn = 20, .crit = 50, .min_faults = 100,
+				.slots_warn = 90 };
+	struct check c = { 0 };
+	enum kernel_zero k;
+	struct module_info mi;
+	struct utsname uts;
+	char why[160];
+	int opt, fd, err, ret = 0;
+
+	while (!ret && (opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (opt == OPT_WARN)
+			ret = arg_uint(v, "percentage", optarg, 100, &a.warn);
+		else if (opt == OPT_CRIT)
+			ret = arg_uint(v, "percentage", optarg, 100, &a.crit);
+		else if (opt == OPT_MIN)
+			ret = arg_uint(v, "fault count", optarg, ~0ULL, &a.min_faults);
+		else
+			ret = arg_uint(v, "percentage", optarg, 100, &a.slots_warn);
+	}
+	if (ret)
+		return CHECK_UNKNOWN;
+	verb_no_args(v, argc, argv);
+	if (a.warn > a.crit)
+		return usage_error(v, "--warning %llu is above --critical %llu",
+				   a.warn, a.crit);
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+
+	if (!module_loaded()) {
+		k = kernel_zero_probe(why, sizeof(why));
+		if (k == KERNEL_ZERO_SUBSTITUTES)
+			check_say(&c, CHECK_OK, "not needed: Linux %s gives whole "
+				  "THPs by itself", uts.release);
+		else if (k == KERNEL_ZERO_SPLITS)
+			check_say(&c, CHECK_CRITICAL, "module not loaded, and Linux "
+				  "%s splits the huge zero page (try: %s)",
+				  uts.release, load_hint());
+		else
+			check_say(&c, CHECK_UNKNOWN, "module not loaded; what "
+				  "Linux %s does without it is unknown: %s",
+				  uts.release, why);
+	} else if ((fd = open(device_path(), O_RDWR | O_CLOEXEC)) < 0) {
+		err = errno;
+		check_say(&c, CHECK_UNKNOWN, "%s: %s%s", device_path(),
+			  strerror(err), err == EACCES || err == EPERM ?
+			  " (root only: run it through sudo)" : "");
+	} else {
+		close(fd);
+		if (module_info(&mi)) {
+			check_say(&c, CHECK_CRITICAL, "the module (%s) does not "
+				  "speak this thpcowctl's ABI %u",
+				  mi.version[0] ? mi.version : "unknown",
+				  THPCOW_ABI_VERSION);
+		} else {
+			check_module(mi.fd, &a, &c);
+			close(mi.fd);
+		}
+	}
+	printf("THPCOW %s - %s%s%s\n", check_names[c.state], c.text,
+	       c.perf[0] ? " | " : "", c.perf);
+	return c.state;
+}
+
+const struct verb check_verb = {
+	.name = "check", .fn = cmd_check,
+	.summary = "one status line and exit status for Nagios or Icinga",
+	.synopsis = "[-w PCT] [-c PCT] [--min-faults N] [--slots-warning PCT]",
+	.help = "  -w, --warning PCT\n"
+		"                  WARNING when PCT % of the faults a policy covered\n"
+		"                  got no whole THP (default 20)\n"
+		"  -c, --critical PCT\n"
+		"                  CRITICAL from PCT % (default 50)\n"
+		"  --min-faults N  judge the fallbacks only after N faults (100)\n"
+		"  --slots-warning PCT\n"
+		"                  WARNING when the usage table is PCT % full (90)\n"
+		"  (exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)\n",
+	.usage_status = CHECK_UNKNOWN,
+};
 
 const struct verb status_verb = {
 	.name = "status", .fn = cmd_status,
@@ -341,6 +540,22 @@ static int stats_args(const struct verb *v, int argc, char *argv[],
 			     &a->o);
 }
 
+/* debugfs' hook_armed: 1 or 0, or -1 if it cannot be read. */
+static int hook_armed(void)
+{
+	char line[64];
+	int armed = -1;
+	FILE *f = fopen(DEBUGFS_STATS, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "hook_armed %d", &armed) == 1)
+			break;
+	fclose(f);
+	return armed;
+}
+
 static int stats_once(int fd, const struct stats_args *a)
 {
 	struct thpcow_stats st;
@@ -354,8 +569,34 @@ static int stats_once(int fd, const struct stats_args *a)
 	}
 	if (get_global_mode(fd, &mode))
 		return EXIT_FAIL;
-	print_prometheus(stdout, &st, mode_name(mode), thp_bytes());
+	print_prometheus(stdout, &st, mode_name(mode), thp_bytes(),
+			 hook_armed());
 	return EXIT_OK;
+}
+
+/*
+ * --format prometheus: thpcow_up and thpcow_build_info, then the counters
+ * if the module answers. Without the module that is all, and not an error
+ * (node-exporter serves thpcow_up 0, not a stale file); a module that is
+ * loaded but does not answer is one (thpcow_up 0, exit 1).
+ */
+static int stats_prometheus(void)
+{
+	struct module_info mi;
+	struct utsname uts;
+	int ret = EXIT_OK;
+
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+	if (module_info(&mi))
+		ret = EXIT_FAIL;
+	print_prometheus_head(stdout, mi.fd >= 0, mi.version, uts.release);
+	if (mi.fd < 0)
+		return ret;
+	ret = stats_once(mi.fd, &(const struct stats_args){
+		.format = FORMAT_PROMETHEUS });
+	close(mi.fd);
+	return ret;
 }
 
 /* Like vmstat: the header once, then a row per interval. */
@@ -407,6 +648,8 @@ static int cmd_stats(const struct verb *v, int argc, char *argv[])
 
 	if (ret)
 		return ret;
+	if (a.format == FORMAT_PROMETHEUS)
+		return stats_prometheus();
 	fd = device_open();
 	if (fd < 0)
 		return EXIT_FAIL;

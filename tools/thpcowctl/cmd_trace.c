@@ -134,8 +134,8 @@ static int tracefs_error(const char *path, int err)
 	if (err == EACCES || err == EPERM)
 		error_msg("trace: %s: " ROOT_NEEDED, path);
 	else if (err == ENOENT && !module_loaded())
-		error_msg("trace: %s: module not loaded (try: " PROGRAM_NAME
-			  " load)", path);
+		error_msg("trace: %s: module not loaded (try: %s)", path,
+			  load_hint());
 	else if (err == ENOENT)
 		error_msg("trace: %s: no such directory, but the module is loaded "
 			  "(built without its tracepoint?)", path);

@@ -15,12 +15,14 @@
 #include "args.h"
 #include "cmd_usage.h"
 #include "device.h"
+#include "machines.h"
 #include "output.h"
 #include "thpcowctl.h"
 #include "usage.h"
 
 struct usage_args {
 	struct scope_arg scope;		/* --cgroup or --pid, or none */
+	const char *machine;		/* --machine NAME, or NULL */
 	enum output_format format;
 	struct table_opts o;		/* -o, -n, -r, -J */
 };
@@ -31,6 +33,7 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "machine", required_argument, NULL, OPT_MACHINE },
 		OPT_TABLE_ENTRIES,
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
@@ -43,6 +46,8 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
 		if (table_option(&a->o, opt, optarg)) {
 			continue;
+		} else if (opt == OPT_MACHINE) {
+			a->machine = optarg;
 		} else if (opt == OPT_FORMAT) {
 			format = true;
 			ret = arg_format(v, optarg, &a->format);
@@ -55,8 +60,8 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 		}
 	}
 	verb_no_args(v, argc, argv);
-	if (a->scope.given > 1)
-		return usage_error(v, "--pid and --cgroup are mutually exclusive");
+	if (a->scope.given + !!a->machine > 1)
+		return usage_error(v, "--pid, --cgroup and --machine are mutually exclusive");
 	if (a->o.json && format)
 		return usage_error(v, "--json and --format are mutually exclusive");
 	if (a->format == FORMAT_JSON)
@@ -67,12 +72,11 @@ static int usage_args(const struct verb *v, int argc, char *argv[],
 	return table_columns(v, usage_cols, usage_ncols, usage_defaults, &a->o);
 }
 
-/* The kernel's own THP figure for the row's memory, if it can be read. */
+/* The kernel's own THP and anonymous figures for the row's memory. */
 static void usage_kernel_figure(const char *mnt, struct usage_row *r)
 {
 	char path[PATH_MAX + 32];
 	FILE *f;
-	int ret;
 
 	if (r->scope == THPCOW_SCOPE_CGROUP && mnt)
 		snprintf(path, sizeof(path), "%s%s/memory.stat", mnt,
@@ -84,11 +88,50 @@ static void usage_kernel_figure(const char *mnt, struct usage_row *r)
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	ret = r->scope == THPCOW_SCOPE_PID ?
-	      usage_parse_smaps_rollup(f, &r->kernel_thp_bytes) :
-	      usage_parse_memory_stat(f, &r->kernel_thp_bytes);
-	r->have_kernel = ret == 0;
+	if (r->scope == THPCOW_SCOPE_PID)
+		usage_parse_smaps_rollup(f, r);
+	else
+		usage_parse_memory_stat(f, r);
 	fclose(f);
+}
+
+/*
+ * Name each cgroup row by systemd-machined's VM, if it is one's; with
+ * --machine NAME keep only NAME's rows. Returns 0, or -1 reported.
+ */
+static int usage_machines(const char *only, struct usage_row *rows, size_t *n)
+{
+	const struct machine *m;
+	struct machine *all;
+	size_t i, count, kept = 0;
+	bool known = false;
+
+	if (machines_read(machines_dir(), &all, &count))
+		return -1;
+	for (i = 0; i < count && only; i++)
+		known |= strcmp(all[i].name, only) == 0;
+	if (only && !known) {
+		error_msg("machine %s: not known to systemd-machined (%s)", only,
+			  machines_dir());
+		free(all);
+		return -1;
+	}
+	for (i = 0; i < *n; i++) {
+		m = rows[i].scope == THPCOW_SCOPE_CGROUP ?
+		    machine_of_cgroup(all, count, rows[i].name,
+				      sizeof(rows[i].name)) : NULL;
+		if (m) {
+			snprintf(rows[i].machine, sizeof(rows[i].machine), "%s",
+				 m->name);
+			snprintf(rows[i].machine_uuid,
+				 sizeof(rows[i].machine_uuid), "%s", m->uuid);
+		}
+		if (!only || (m && strcmp(m->name, only) == 0))
+			rows[kept++] = rows[i];
+	}
+	*n = kept;
+	free(all);
+	return 0;
 }
 
 /*
@@ -180,7 +223,8 @@ static int cmd_usage(const struct verb *v, int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		usage_row_from_entry(&entries[i], &rows[i]);
 	free(entries);
-	if (usage_filter(&a.scope, &rows, &n)) {
+	if (usage_filter(&a.scope, &rows, &n) ||
+	    usage_machines(a.machine, rows, &n)) {
 		free(rows);
 		return EXIT_FAIL;
 	}
@@ -188,7 +232,8 @@ static int cmd_usage(const struct verb *v, int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		usage_kernel_figure(have_mnt ? mnt : NULL, &rows[i]);
 	if (a.format == FORMAT_PROMETHEUS)
-		print_usage_prometheus(stdout, rows, n);
+		print_usage_prometheus(stdout, rows, n, arg.slots,
+				       arg.slots_used);
 	else
 		print_usage_rows(stdout, rows, n, arg.slots, arg.slots_used,
 				 &a.o);
@@ -205,10 +250,12 @@ static void usage_columns_help(FILE *f)
 const struct verb usage_verb = {
 	.name = "usage", .fn = cmd_usage,
 	.summary = "show what thpcow did per cgroup and per pid rule",
-	.synopsis = "[-c PATH | -p PID] " SYNOPSIS_TABLE " [--format FORMAT]",
+	.synopsis = "[-c PATH | -p PID | -m NAME] " SYNOPSIS_TABLE " [--format FORMAT]",
 	.help = "  -c, --cgroup PATH\n"
 		"                  only this cgroup v2 directory's row (as for get)\n"
 		"  -p, --pid PID   only the row of this process's pid rule\n"
+		"  -m, --machine NAME\n"
+		"                  only the rows of this VM (systemd-machined's name)\n"
 		HELP_TABLE HELP_FORMAT,
 	.columns = usage_columns_help,
 };

@@ -22,6 +22,7 @@
 #include "collapse.h"
 #include "collapse_run.h"
 #include "json.h"
+#include "libvirt.h"
 #include "procfs.h"
 #include "thpcowctl.h"
 
@@ -56,6 +57,9 @@ struct tally {
 	unsigned int processes, exited;
 	bool interrupted, postcopy_seen;
 	double waited;		/* --after-migration's waits, in seconds */
+	/* what ended the wait: "event" (libvirt's), "state" (libvirt's at the
+	 * start), "userfaultfd" (its end seen in /proc), "timeout", "none" */
+	const char *trigger;
 	struct timespec start, shown;
 };
 
@@ -325,6 +329,7 @@ static int wait_uffd(const struct target *tg, struct tally *t,
 		uffd_poll(tg, &u, false);
 	}
 	t->postcopy_seen |= u.files >= 0 && u.mib > 0;
+	t->trigger = u.mib > 0 ? "userfaultfd" : o->await ? "timeout" : "none";
 	while (u.files >= 0 && u.mib > 0 && !stop) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting, %lld MiB "
@@ -338,6 +343,88 @@ static int wait_uffd(const struct target *tg, struct tally *t,
 		fputc('\n', stderr);
 	t->waited += since(&t0);
 	return u.files < 0 ? u.files : u.mib < 0 ? (int)u.mib : 0;
+}
+
+/*
+ * --domain: until libvirt says the incoming migration has completed
+ * ("Resumed Migrated"; at once if it had before the subscription), at most
+ * --await-postcopy seconds; then, after a postcopy, until no userfaultfd
+ * registration is left (QEMU ends them as postcopy ends). Without an
+ * answer from libvirt (no virsh, no daemon): the /proc watch of
+ * --await-postcopy. -ESRCH if the process is gone, -1 (reported) if the
+ * domain stopped.
+ */
+static int wait_domain(const struct target *tg, struct tally *t,
+		       const struct collapse_opts *o)
+{
+	struct collapse_opts after = *o;
+	enum mig_state state = MIG_WAITING;
+	struct virsh_events e;
+	struct timespec t0;
+	bool shown = false, lost = false;
+	double left = 1;
+	int ret;
+
+	if (virsh_events_start(&e))
+		return wait_uffd(tg, t, o);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (virsh_domstate(o->domain, &state) == 0 && state == MIG_DONE)
+		t->trigger = "state";
+	while (state < MIG_DONE && !stop && !pidfd_exited(tg->pidfd) &&
+	       (!o->await || (left = o->await - since(&t->start)) > 0)) {
+		if (state == MIG_POSTCOPY)
+			t->postcopy_seen = true;
+		if (o->progress) {
+			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting %.0f s "
+				"more for libvirt's domain %s to be migrated%s",
+				(int)tg->pid, left, o->domain,
+				state == MIG_POSTCOPY ? " (postcopy)" : "");
+			shown = true;
+		}
+		if (virsh_events_wait(&e, o->domain, FD_POLL_NS / 1000000,
+				      &state)) {
+			lost = true;
+			break;
+		}
+		if (state == MIG_DONE && !t->trigger)
+			t->trigger = "event";
+	}
+	if (state == MIG_POSTCOPY)
+		t->postcopy_seen = true;
+	virsh_events_stop(&e);
+	if (shown)
+		fputc('\n', stderr);
+	t->waited += since(&t0);
+	if (state == MIG_GONE) {
+		error_msg("libvirt domain %s: %s", o->domain,
+			  e.last[0] ? e.last : "not running");
+		return -1;
+	}
+	if (pidfd_exited(tg->pidfd))
+		return -ESRCH;
+	if (stop)
+		return 0;
+	if (state < MIG_DONE) {
+		/* libvirt said nothing, or went: what /proc shows (the rest
+		 * of --await-postcopy), as without --domain */
+		if (lost)
+			error_msg("libvirt domain %s: no events (virsh ended); "
+				  "watching the process instead", o->domain);
+		ret = wait_uffd(tg, t, o);
+		return ret;
+	}
+	/* migrated: after a postcopy, the last registrations go with it */
+	after.await = 0;
+	if (!t->postcopy_seen)
+		return 0;
+	{
+		const char *trigger = t->trigger;
+
+		ret = wait_uffd(tg, t, &after);
+		t->postcopy_seen = true;
+		t->trigger = trigger;
+	}
+	return ret;
 }
 
 static void print_summary(const struct tally *t,
@@ -371,6 +458,9 @@ static void print_summary(const struct tally *t,
 		json_double(&j, "seconds", secs);
 		json_double(&j, "waited_s", t->waited);
 		json_bool(&j, "postcopy_seen", t->postcopy_seen);
+		if (o->domain)
+			json_string(&j, "domain", o->domain);
+		json_string(&j, "trigger", t->trigger ? t->trigger : "none");
 		json_double(&j, "mib_per_s", secs > 0 ? mib / secs : 0);
 		json_bool(&j, "interrupted", t->interrupted);
 		json_end(&j);
@@ -389,9 +479,11 @@ static void print_summary(const struct tally *t,
 	printf("rss after:     %llu kB\n", t->rss_after_kb);
 	printf("time:          %.2f s (%.1f MiB/s)\n", secs,
 	       secs > 0 ? mib / secs : 0);
-	if (o->after_migration)
+	if (o->after_migration || o->domain)
 		printf("waited:        %.2f s (postcopy %s)\n", t->waited,
 		       t->postcopy_seen ? "seen" : "not seen");
+	if (o->domain)
+		printf("until:         %s\n", t->trigger ? t->trigger : "none");
 	if (t->interrupted)
 		printf("interrupted:   yes\n");
 }
@@ -414,7 +506,9 @@ static int do_pid(struct target *tg, struct tally *t,
 			  strerror(errno));
 		return -1;
 	}
-	if (o->after_migration)
+	if (o->domain)
+		ret = wait_domain(tg, t, o);
+	else if (o->after_migration)
 		ret = wait_uffd(tg, t, o);
 	before = rss_kb(tg->pid);
 	if (ret || stop || before < 0) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * thpcowctl collapse: the engine. For each process, its pidfd first, then
- * (--after-migration) the wait for its postcopy to end, then each eligible
+ * (--domain) the wait for libvirt to say the migration has completed, or
+ * (--after-migration, and --domain without libvirt) the wait for its
+ * postcopy to end seen in /proc, then each eligible
  * 2 MiB range scanned in pagemap and kpageflags and collapsed with
  * process_madvise(MADV_COLLAPSE) at most at --rate; progress on a terminal,
  * Ctrl-C and SIGTERM to stop, and a summary at the end. The verb's file
@@ -27,6 +29,7 @@ struct collapse_opts {
 	unsigned int min_present;
 	unsigned long long rate;	/* bytes per second; 0: as fast as it goes */
 	unsigned int await;	/* --await-postcopy: seconds */
+	const char *domain;	/* --domain: libvirt's events for it, or NULL */
 	bool json, after_migration, progress;
 };
 

@@ -10,6 +10,7 @@
  * Every bad line is reported as "FILE:LINE: what is wrong"; a file with
  * any is not used at all.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -146,6 +147,17 @@ static int parse_rule(const struct conf_line *l, const char *mnt,
 			  kw);
 }
 
+/* Forget the rules from the start-th on (those of one file). */
+static void conf_drop(struct conf *c, size_t start)
+{
+	while (c->n > start)
+		free(c->rules[--c->n].cgroup);
+	if (!c->n) {
+		free(c->rules);
+		c->rules = NULL;
+	}
+}
+
 static int conf_add(struct conf *c, const struct conf_rule *r)
 {
 	struct conf_rule *grown = realloc(c->rules, (c->n + 1) * sizeof(*r));
@@ -158,9 +170,12 @@ static int conf_add(struct conf *c, const struct conf_rule *r)
 }
 
 /*
- * Read the rules of in (named name in messages; mnt: the cgroup2 mount
- * point, for paths) into c. Returns the number of errors reported (c is
- * then empty), or -1 when in could not be read (reported too).
+ * Add the rules of in (named name in messages and in each rule, so name
+ * must outlive c; mnt: the cgroup2 mount point, for paths) to those c has
+ * (none at first: { 0 }). A target named twice is an error, in one file or
+ * across files. Returns the number of errors reported (c then holds only
+ * what the earlier files had), or -1 when in could not be read (reported
+ * too).
  */
 int conf_parse(FILE *in, const char *name, const char *mnt, struct conf *c)
 {
@@ -169,10 +184,10 @@ int conf_parse(FILE *in, const char *name, const char *mnt, struct conf *c)
 	struct conf_rule r;
 	char *buf = NULL;
 	size_t cap = 0;
+	size_t start = c->n;
 	ssize_t len;
 	int errors = 0, ret = 0;
 
-	memset(c, 0, sizeof(*c));
 	while ((len = getline(&buf, &cap, in)) >= 0) {
 		l.line++;
 		if (strlen(buf) != (size_t)len) {
@@ -186,8 +201,21 @@ int conf_parse(FILE *in, const char *name, const char *mnt, struct conf *c)
 		}
 		if (r.scope == THPCOW_SCOPE_NR)
 			continue;
+		r.file = name;
 		first = conf_find(c, &r);
-		if (first) {
+		if (first && first->file != name) {
+			/* a drop-in does not override: it is an error too */
+			if (r.scope == THPCOW_SCOPE_GLOBAL)
+				line_error(&l, "a second global line (the "
+					   "first is %s:%u)", first->file,
+					   first->line);
+			else
+				line_error(&l, "cgroup %s already has a rule "
+					   "in %s:%u", r.cgroup, first->file,
+					   first->line);
+			free(r.cgroup);
+			errors++;
+		} else if (first) {
 			if (r.scope == THPCOW_SCOPE_GLOBAL)
 				line_error(&l, "a second global line (the "
 					   "first is line %u)", first->line);
@@ -207,8 +235,63 @@ int conf_parse(FILE *in, const char *name, const char *mnt, struct conf *c)
 	}
 	free(buf);
 	if (ret || errors)
-		conf_free(c);
+		conf_drop(c, start);
 	return ret ? ret : errors;
+}
+
+static int dropin_filter(const struct dirent *de)
+{
+	size_t len = strlen(de->d_name);
+
+	return de->d_name[0] != '.' && len > 5 &&
+	       strcmp(de->d_name + len - 5, ".conf") == 0;
+}
+
+/*
+ * The drop-ins of file: FILE.d/NAME.conf, sorted by NAME (strcmp order, as
+ * systemd's and modprobe.d's), as paths. No directory: none. Returns 0,
+ * or -1 reported.
+ */
+int conf_dropins(const char *file, char ***names, size_t *n)
+{
+	struct dirent **de;
+	char dir[PATH_MAX];
+	int i, count;
+
+	*names = NULL;
+	*n = 0;
+	snprintf(dir, sizeof(dir), "%s" CONF_DROPIN_SUFFIX, file);
+	count = scandir(dir, &de, dropin_filter, alphasort);
+	if (count < 0) {
+		if (errno == ENOENT)
+			return 0;
+		error_msg("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	*names = calloc((size_t)count + 1, sizeof(**names));
+	for (i = 0; i < count; i++) {
+		if (*names && asprintf(&(*names)[*n], "%s/%s", dir,
+				       de[i]->d_name) >= 0)
+			(*n)++;
+		free(de[i]);
+	}
+	free(de);
+	if (*n == (size_t)count)
+		return 0;
+	error_msg("%s: %s", dir, strerror(ENOMEM));
+	conf_names_free(*names, *n);
+	*names = NULL;
+	*n = 0;
+	return -1;
+}
+
+void conf_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 void conf_free(struct conf *c)

@@ -34,6 +34,38 @@ bool module_loaded(void)
 	return access(SYSFS_MODULE, F_OK) == 0;
 }
 
+/*
+ * Is thpcow.service installed (a packaged host, or make install-tools)?
+ * Then it, not 'thpcowctl load', is how the module is loaded: with its
+ * options and /etc/thpcow.conf applied. THPCOWCTL_UNIT: another path (tests).
+ */
+bool unit_installed(void)
+{
+	static const char *const dirs[] = {
+		"/etc/systemd/system", "/usr/local/lib/systemd/system",
+		"/usr/lib/systemd/system", "/lib/systemd/system",
+	};
+	const char *test = getenv("THPCOWCTL_UNIT");
+	char path[256];
+	size_t i;
+
+	if (test && test[0])
+		return access(test, F_OK) == 0;
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/" MODULE_NAME ".service", dirs[i]);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* How to load the module here: through the unit if there is one. */
+const char *load_hint(void)
+{
+	return unit_installed() ? "systemctl start " MODULE_NAME :
+	       PROGRAM_NAME " load";
+}
+
 /* A failed ioctl, in words; what says which command on what. */
 static int ioctl_error(const char *what, int err)
 {
@@ -59,8 +91,7 @@ int device_open_raw(void)
 		error_msg("%s: no such device, but the module is loaded "
 			  "(is devtmpfs mounted?)", path);
 	else if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
-		error_msg("%s: module not loaded (try: " PROGRAM_NAME " load)",
-			  path);
+		error_msg("%s: module not loaded (try: %s)", path, load_hint());
 	else if (errno == EACCES || errno == EPERM)
 		error_msg("%s: " ROOT_NEEDED, path);
 	else

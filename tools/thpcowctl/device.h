@@ -25,6 +25,8 @@ struct target {
 const char *device_path(void);
 int cgroup_mount_point(char *buf, size_t len);
 bool module_loaded(void);
+bool unit_installed(void);
+const char *load_hint(void);	/* "systemctl start thpcow" or "thpcowctl load" */
 int device_open_raw(void);
 int device_open(void);
 int device_version(int fd, struct thpcow_version *v);

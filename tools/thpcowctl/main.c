@@ -26,7 +26,7 @@ static const struct verb help_verb;
 
 /* The verbs, in the order of 'thpcowctl --help'. */
 static const struct verb *const verbs[] = {
-	&status_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
+	&status_verb, &check_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
 	&clear_verb, &exec_verb, &stats_verb, &trace_verb, &apply_verb,
 	&collapse_verb, &load_verb, &unload_verb, &probe_verb, &version_verb,
 	&help_verb,
@@ -62,7 +62,8 @@ static void overview_help(FILE *f)
 		"  -V, --version   as the version verb\n"
 		"\nRun '" PROGRAM_NAME " VERB --help' for a verb's arguments.\n"
 		"Exit status: 0 success, 1 failure, 2 usage error, 3 (status)\n"
-		"the module is not loaded.\n");
+		"the module is not loaded where the kernel needs it; check: 0 OK,\n"
+		"1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n");
 }
 
 static int cmd_help(const struct verb *v, int argc, char *argv[])

@@ -486,13 +486,38 @@ void print_interval(FILE *f, struct table *t, const struct thpcow_stats *st,
 }
 
 /*
+ * The first lines of 'stats --format prometheus', also when the module is
+ * not there (up 0: an absent module is a value, not a stale file):
+ * thpcow_up and thpcow_build_info (module_version "" when not loaded).
+ */
+void print_prometheus_head(FILE *f, bool up, const char *module_version,
+			   const char *kernel)
+{
+	const struct prom_label l[] = {
+		{ "version", THPCOW_VERSION, 0 },
+		{ "module_version", module_version ? module_version : "", 0 },
+		{ "kernel", kernel, 0 },
+	};
+
+	prom_family(f, "thpcow_up", "gauge",
+		    "1 if the thpcow module is loaded and answered, 0 if not");
+	prom_sample(f, "thpcow_up", NULL, 0, up);
+	prom_family(f, "thpcow_build_info", "gauge",
+		    "Always 1: thpcowctl's version, the loaded module's and the kernel's");
+	prom_sample(f, "thpcow_build_info", l, ARRAY_SIZE(l), 1);
+}
+
+/*
  * The Prometheus text exposition format (version 0.0.4), for
  * node-exporter's textfile collector: each counter as thpcow_NAME_total,
- * the memory given as whole THPs in bytes, the rules and the global mode
- * (mode NULL: unknown) as gauges.
+ * except the fallback_* ones, which are one family thpcow_fallbacks_total
+ * with a reason label (as in usage); the memory given as whole THPs in
+ * bytes, the rules, the global mode (mode NULL: unknown) and whether the
+ * hook is armed (hook_armed < 0: unknown) as gauges.
  */
 void print_prometheus(FILE *f, const struct thpcow_stats *st,
-		      const char *mode, unsigned long long thp_bytes)
+		      const char *mode, unsigned long long thp_bytes,
+		      int hook_armed)
 {
 	static const char *const modes[] = THPCOW_MODE_NAMES;
 	static const struct {
@@ -504,16 +529,29 @@ void print_prometheus(FILE *f, const struct thpcow_stats *st,
 		{ THPCOW_STAT_COPIED, "thpcow_copied_bytes_total",
 		  "Memory of shared THPs copied whole, in bytes" },
 	};
+	const char *fb = "thpcow_fallbacks_total";
 	struct prom_label label = { "mode", NULL, 0 };
 	unsigned int i, n = stats_count(st);
 	char name[64], buf[32];
 
 	for (i = 0; i < n; i++) {
+		if (i < THPCOW_STAT_NR && strncmp(stat_names[i], "fallback_", 9) == 0)
+			continue;
 		snprintf(name, sizeof(name), "thpcow_%s_total",
 			 stat_name(i, buf, sizeof(buf)));
 		prom_family(f, name, "counter", stat_desc(i));
 		prom_sample(f, name, NULL, 0, st->counters[i]);
 	}
+	prom_family(f, fb, "counter",
+		    "Faults a policy covered that did not get a whole THP, by reason");
+	label.name = "reason";
+	for (i = 0; i < n && i < THPCOW_STAT_NR; i++) {
+		if (strncmp(stat_names[i], "fallback_", 9))
+			continue;
+		label.value = stat_names[i] + 9;
+		prom_sample(f, fb, &label, 1, st->counters[i]);
+	}
+	label.name = "mode";
 	for (i = 0; i < ARRAY_SIZE(bytes); i++) {
 		if (bytes[i].stat >= n)
 			continue;
@@ -523,6 +561,11 @@ void print_prometheus(FILE *f, const struct thpcow_stats *st,
 	}
 	prom_family(f, "thpcow_policies", "gauge", "Pid and cgroup rules in force");
 	prom_sample(f, "thpcow_policies", NULL, 0, st->policies);
+	if (hook_armed >= 0) {
+		prom_family(f, "thpcow_hook_armed", "gauge",
+			    "1 while the fault hook is registered (some policy is active)");
+		prom_sample(f, "thpcow_hook_armed", NULL, 0, hook_armed > 0);
+	}
 	if (!mode)
 		return;
 	prom_family(f, "thpcow_global_mode", "gauge",

@@ -80,8 +80,12 @@ void print_interval(FILE *f, struct table *t, const struct thpcow_stats *st,
 		    const struct thpcow_stats *prev, double secs,
 		    const char *when);
 
-/* stats --format prometheus; mode NULL if not known. */
+/* stats --format prometheus: thpcow_up and thpcow_build_info first. */
+void print_prometheus_head(FILE *f, bool up, const char *module_version,
+			   const char *kernel);
+/* the counters; mode NULL, hook_armed < 0 if not known. */
 void print_prometheus(FILE *f, const struct thpcow_stats *st,
-		      const char *mode, unsigned long long thp_bytes);
+		      const char *mode, unsigned long long thp_bytes,
+		      int hook_armed);
 
 #endif /* THPCOWCTL_OUTPUT_H */

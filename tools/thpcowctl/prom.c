@@ -32,8 +32,8 @@ void prom_family(FILE *f, const char *name, const char *type,
 	fprintf(f, ".\n# TYPE %s %s\n", name, type);
 }
 
-void prom_sample(FILE *f, const char *name, const struct prom_label *l,
-		 size_t nl, unsigned long long value)
+static void prom_name(FILE *f, const char *name, const struct prom_label *l,
+		      size_t nl)
 {
 	size_t i;
 
@@ -43,5 +43,26 @@ void prom_sample(FILE *f, const char *name, const struct prom_label *l,
 		prom_escape(f, l[i].value, l[i].max, 1);
 		fputc('"', f);
 	}
-	fprintf(f, "%s %llu\n", nl ? "}" : "", value);
+	if (nl)
+		fputc('}', f);
+}
+
+void prom_sample(FILE *f, const char *name, const struct prom_label *l,
+		 size_t nl, unsigned long long value)
+{
+	prom_name(f, name, l, nl);
+	fprintf(f, " %llu\n", value);
+}
+
+void prom_sample_double(FILE *f, const char *name, const struct prom_label *l,
+			size_t nl, double value)
+{
+	unsigned long long whole = (unsigned long long)value;
+
+	prom_name(f, name, l, nl);
+	/* integers as integers (counters, bytes); a ratio to 6 digits */
+	if ((double)whole == value && value < 1e15)
+		fprintf(f, " %llu\n", whole);
+	else
+		fprintf(f, " %.6g\n", value);
 }

@@ -24,5 +24,8 @@ void prom_family(FILE *f, const char *name, const char *type,
 /* "name{labels} value"; no braces without labels. */
 void prom_sample(FILE *f, const char *name, const struct prom_label *l,
 		 size_t nl, unsigned long long value);
+/* The same for a value that need not be an integer (a ratio). */
+void prom_sample_double(FILE *f, const char *name, const struct prom_label *l,
+			size_t nl, double value);
 
 #endif /* THPCOWCTL_PROM_H */

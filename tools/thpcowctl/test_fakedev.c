@@ -235,7 +235,8 @@ static int usage(struct thpcow_usage *u)
 	fake_log("USAGE room=%u\n", u->count);
 	u->count = 3;
 	u->slots = 1024;
-	u->slots_used = 1;
+	u->slots_used = getenv("FAKE_SLOTS_USED") ?
+			(__u32)atoi(getenv("FAKE_SLOTS_USED")) : 1;
 	return 0;
 }
 

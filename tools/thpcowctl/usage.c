@@ -43,29 +43,34 @@ void usage_row_from_entry(const struct thpcow_usage_entry *e,
 	r->given_bytes = e->thp_bytes;
 }
 
-/* memory.stat's "anon_thp BYTES"; 0, or -1 if absent. */
-int usage_parse_memory_stat(FILE *f, unsigned long long *bytes)
+/* memory.stat's "anon BYTES" and "anon_thp BYTES". */
+void usage_parse_memory_stat(FILE *f, struct usage_row *r)
 {
 	char line[256];
 
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "anon_thp %llu", bytes) == 1)
-			return 0;
-	return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "anon_thp %llu", &r->kernel_thp_bytes) == 1)
+			r->have_kernel = true;
+		else if (sscanf(line, "anon %llu", &r->kernel_anon_bytes) == 1)
+			r->have_anon = true;
+	}
 }
 
-/* smaps_rollup's "AnonHugePages: N kB"; 0, or -1 if absent. */
-int usage_parse_smaps_rollup(FILE *f, unsigned long long *bytes)
+/* smaps_rollup's "Anonymous: N kB" and "AnonHugePages: N kB". */
+void usage_parse_smaps_rollup(FILE *f, struct usage_row *r)
 {
 	char line[256];
 	unsigned long long kb;
 
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
-			*bytes = kb * 1024;
-			return 0;
+			r->kernel_thp_bytes = kb * 1024;
+			r->have_kernel = true;
+		} else if (sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
+			r->kernel_anon_bytes = kb * 1024;
+			r->have_anon = true;
 		}
-	return -1;
+	}
 }
 
 static const char *usage_scope(const struct usage_row *r)
@@ -75,7 +80,7 @@ static const char *usage_scope(const struct usage_row *r)
 
 enum { U_SCOPE, U_TARGET, U_SUBST, U_COPIED, U_SPLIT, U_FALLBACKS, U_THP_MIB,
        U_ANON_THP_MIB, U_THP_BYTES, U_ANON_THP_BYTES, U_PID, U_COMM, U_CGROUP,
-       U_CGROUP_ID };
+       U_CGROUP_ID, U_COVERAGE, U_MACHINE, U_MACHINE_UUID };
 
 #define STR	SCOLS_JSON_STRING
 #define NUM	SCOLS_JSON_NUMBER
@@ -104,6 +109,12 @@ const struct table_col usage_cols[] = {
 			    "the cgroup's path (cgroup rows)" },
 	[U_CGROUP_ID]	= { "CGROUP_ID", 0, RIGHT, NUM,
 			    "the cgroup's id (cgroup rows)" },
+	[U_COVERAGE]	= { "THP_PCT", 0, RIGHT, NUM,
+			    "% of the anonymous memory in THPs, as the kernel counts" },
+	[U_MACHINE]	= { "MACHINE", 0, 0, STR,
+			    "the VM's name, from systemd-machined (cgroup rows)" },
+	[U_MACHINE_UUID] = { "MACHINE_UUID", 0, 0, STR,
+			     "the VM's UUID, from systemd-machined" },
 };
 const size_t usage_ncols = ARRAY_SIZE(usage_cols);
 const char *const usage_defaults =
@@ -134,6 +145,15 @@ static void usage_table_row(struct table *t, const struct usage_row *r)
 	} else if (!t->o->json) {
 		table_cell(t, U_ANON_THP_MIB, "-");
 		table_cell(t, U_ANON_THP_BYTES, "-");
+	}
+	if (r->have_kernel && r->have_anon && r->kernel_anon_bytes)
+		table_cell(t, U_COVERAGE, "%.1f", 100.0 * (double)r->kernel_thp_bytes /
+			   (double)r->kernel_anon_bytes);
+	else if (!t->o->json)
+		table_cell(t, U_COVERAGE, "-");
+	if (r->machine[0]) {
+		table_cell(t, U_MACHINE, "%s", r->machine);
+		table_cell(t, U_MACHINE_UUID, "%s", r->machine_uuid);
 	}
 	if (r->scope == THPCOW_SCOPE_PID) {
 		table_cell(t, U_PID, "%d", r->pid);
@@ -167,6 +187,10 @@ static void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 		} else if (r->scope == THPCOW_SCOPE_CGROUP) {
 			json_string_n(&j, "cgroup", r->name, sizeof(r->name));
 			json_uint(&j, "cgroup_id", r->cgroup_id);
+			if (r->machine[0]) {
+				json_string(&j, "machine", r->machine);
+				json_string(&j, "machine_uuid", r->machine_uuid);
+			}
 		}
 		for (k = 0; k < THPCOW_USAGE_NR; k++)
 			json_uint(&j, usage_names[k], r->counters[k]);
@@ -177,6 +201,10 @@ static void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 			json_uint(&j, "anon_thp_bytes", r->kernel_thp_bytes);
 		else
 			json_null(&j, "anon_thp_bytes");
+		if (r->have_anon)
+			json_uint(&j, "anon_bytes", r->kernel_anon_bytes);
+		else
+			json_null(&j, "anon_bytes");
 		json_end(&j);
 	}
 	json_end(&j);
@@ -213,73 +241,147 @@ static size_t usage_labels(const struct usage_row *r, char *pid, size_t len,
 {
 	size_t n = 0;
 
-	l[n++] = (struct prom_label){ "scope", usage_scope(r), 0 };
-	if (r->scope == THPCOW_SCOPE_CGROUP) {
-		l[n++] = (struct prom_label){ "cgroup", r->name, sizeof(r->name) };
-	} else if (r->scope == THPCOW_SCOPE_PID) {
+	if (r->scope == THPCOW_SCOPE_PID) {
 		snprintf(pid, len, "%d", r->pid);
 		l[n++] = (struct prom_label){ "pid", pid, 0 };
 		l[n++] = (struct prom_label){ "comm", r->name, sizeof(r->name) };
+		return n;
+	}
+	l[n++] = (struct prom_label){ "scope", usage_scope(r), 0 };
+	if (r->scope != THPCOW_SCOPE_CGROUP)
+		return n;
+	l[n++] = (struct prom_label){ "cgroup", r->name, sizeof(r->name) };
+	if (r->machine[0]) {
+		l[n++] = (struct prom_label){ "machine", r->machine, 0 };
+		l[n++] = (struct prom_label){ "machine_uuid", r->machine_uuid, 0 };
 	}
 	return n;
 }
 
-/*
- * The text exposition format: thpcow_usage_<counter>_total (the
- * fallbacks as one family with a reason label), thpcow_usage_thp_bytes_total
- * and, from the kernel, thpcow_usage_anon_thp_bytes.
- */
-void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n)
-{
-	static const struct {
-		unsigned int idx;
-		const char *name, *help;
-	} plain[] = {
-		{ THPCOW_USAGE_SUBSTITUTED, "thpcow_usage_substituted_total",
-		  "Write faults on the huge zero page given a whole THP" },
-		{ THPCOW_USAGE_COPIED, "thpcow_usage_copied_total",
-		  "Shared anonymous THPs copied whole on a write fault" },
-		{ THPCOW_USAGE_SPLIT, "thpcow_usage_split_total",
-		  "Huge PMDs split where the kernel would not have (mode split)" },
-	};
-	const char *fb = "thpcow_usage_fallbacks_total";
-	struct prom_label l[USAGE_LABELS_MAX + 1];
-	char pid[16];
-	size_t i, p, k, nl;
+/* One family's HELP and TYPE, and its sample for each row of pid (or not). */
+struct usage_family {
+	const char *name, *type, *help;
+	/* the row's value; false: no sample for it */
+	bool (*value)(const struct usage_row *r, unsigned int arg, double *v);
+	unsigned int arg;
+};
 
-	for (p = 0; p < ARRAY_SIZE(plain); p++) {
-		prom_family(f, plain[p].name, "counter", plain[p].help);
-		for (i = 0; i < n; i++) {
-			nl = usage_labels(&rows[i], pid, sizeof(pid), l);
-			prom_sample(f, plain[p].name, l, nl,
-				    rows[i].counters[plain[p].idx]);
-		}
-	}
-	prom_family(f, fb, "counter",
-		    "Faults a policy covered that did not get a whole THP, by reason");
+static bool usage_counter(const struct usage_row *r, unsigned int k, double *v)
+{
+	*v = (double)r->counters[k];
+	return true;
+}
+
+static bool usage_given(const struct usage_row *r, unsigned int k, double *v)
+{
+	(void)k;
+	*v = (double)r->given_bytes;
+	return true;
+}
+
+static bool usage_anon_thp(const struct usage_row *r, unsigned int k, double *v)
+{
+	(void)k;
+	*v = (double)r->kernel_thp_bytes;
+	return r->have_kernel;
+}
+
+static bool usage_anon(const struct usage_row *r, unsigned int k, double *v)
+{
+	(void)k;
+	*v = (double)r->kernel_anon_bytes;
+	return r->have_anon;
+}
+
+static bool usage_coverage(const struct usage_row *r, unsigned int k, double *v)
+{
+	(void)k;
+	if (!r->have_kernel || !r->have_anon || !r->kernel_anon_bytes)
+		return false;
+	*v = (double)r->kernel_thp_bytes / (double)r->kernel_anon_bytes;
+	return true;
+}
+
+static void usage_family_print(FILE *f, const char *prefix,
+			       const struct usage_family *fam,
+			       const struct usage_row *rows, size_t n, bool pid)
+{
+	struct prom_label l[USAGE_LABELS_MAX + 1];
+	char name[96], pidbuf[16];
+	size_t i, k, nl;
+	double v;
+
+	snprintf(name, sizeof(name), "%s%s", prefix, fam->name);
+	prom_family(f, name, fam->type, fam->help);
 	for (i = 0; i < n; i++) {
-		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
+		if ((rows[i].scope == THPCOW_SCOPE_PID) != pid)
+			continue;
+		nl = usage_labels(&rows[i], pidbuf, sizeof(pidbuf), l);
+		if (fam->value) {
+			if (fam->value(&rows[i], fam->arg, &v))
+				prom_sample_double(f, name, l, nl, v);
+			continue;
+		}
+		/* the fallbacks: one sample per reason */
 		for (k = 0; k < THPCOW_USAGE_NR; k++) {
 			if (strncmp(usage_names[k], "fallback_", 9))
 				continue;
 			l[nl] = (struct prom_label){ "reason", usage_names[k] + 9, 0 };
-			prom_sample(f, fb, l, nl + 1, rows[i].counters[k]);
+			prom_sample(f, name, l, nl + 1, rows[i].counters[k]);
 		}
 	}
-	prom_family(f, "thpcow_usage_thp_bytes_total", "counter",
-		    "Bytes thpcow gave as whole THPs (substituted and copied)");
-	for (i = 0; i < n; i++) {
-		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
-		prom_sample(f, "thpcow_usage_thp_bytes_total", l, nl,
-			    rows[i].given_bytes);
-	}
-	prom_family(f, "thpcow_usage_anon_thp_bytes", "gauge",
-		    "Anonymous THP memory now, as the kernel counts it (memory.stat anon_thp, smaps_rollup AnonHugePages)");
-	for (i = 0; i < n; i++) {
-		if (!rows[i].have_kernel)
-			continue;
-		nl = usage_labels(&rows[i], pid, sizeof(pid), l);
-		prom_sample(f, "thpcow_usage_anon_thp_bytes", l, nl,
-			    rows[i].kernel_thp_bytes);
-	}
+}
+
+/*
+ * The text exposition format. thpcow_usage_* has the cgroup rows and the
+ * other row, which together count every fault once: sum() over them is
+ * the host's. A process with a pid rule counts in its cgroup's row too, so
+ * its row is in thpcow_pid_rule_* (the same families), never summed with
+ * them. The table's size and use as gauges; the kernel's THP and anonymous
+ * memory and their ratio (THP coverage) where it can be read.
+ */
+void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n,
+			    unsigned int slots, unsigned int slots_used)
+{
+	static const struct usage_family fams[] = {
+		{ "substituted_total", "counter",
+		  "Write faults on the huge zero page given a whole THP",
+		  usage_counter, THPCOW_USAGE_SUBSTITUTED },
+		{ "copied_total", "counter",
+		  "Shared anonymous THPs copied whole on a write fault",
+		  usage_counter, THPCOW_USAGE_COPIED },
+		{ "split_total", "counter",
+		  "Huge PMDs split where the kernel would not have (mode split)",
+		  usage_counter, THPCOW_USAGE_SPLIT },
+		{ "fallbacks_total", "counter",
+		  "Faults a policy covered that did not get a whole THP, by reason",
+		  NULL, 0 },
+		{ "thp_bytes_total", "counter",
+		  "Bytes thpcow gave as whole THPs (substituted and copied)",
+		  usage_given, 0 },
+		{ "anon_thp_bytes", "gauge",
+		  "Anonymous THP memory now, as the kernel counts it (memory.stat anon_thp, smaps_rollup AnonHugePages)",
+		  usage_anon_thp, 0 },
+		{ "anon_bytes", "gauge",
+		  "Anonymous memory now, as the kernel counts it (memory.stat anon, smaps_rollup Anonymous)",
+		  usage_anon, 0 },
+		{ "thp_coverage_ratio", "gauge",
+		  "The share of the anonymous memory in THPs now (anon_thp_bytes / anon_bytes)",
+		  usage_coverage, 0 },
+	};
+	size_t i;
+	bool pids = false;
+
+	prom_family(f, "thpcow_usage_slots", "gauge",
+		    "Rows the module's cgroup table holds at most");
+	prom_sample(f, "thpcow_usage_slots", NULL, 0, slots);
+	prom_family(f, "thpcow_usage_slots_used", "gauge",
+		    "Rows of the module's cgroup table taken now (when full, new cgroups count in scope=\"other\")");
+	prom_sample(f, "thpcow_usage_slots_used", NULL, 0, slots_used);
+	for (i = 0; i < ARRAY_SIZE(fams); i++)
+		usage_family_print(f, "thpcow_usage_", &fams[i], rows, n, false);
+	for (i = 0; i < n; i++)
+		pids |= rows[i].scope == THPCOW_SCOPE_PID;
+	for (i = 0; pids && i < ARRAY_SIZE(fams); i++)
+		usage_family_print(f, "thpcow_pid_rule_", &fams[i], rows, n, true);
 }

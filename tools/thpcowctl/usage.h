@@ -25,14 +25,19 @@ struct usage_row {
 	unsigned long long given_bytes;	/* given as whole THPs */
 	bool have_kernel;		/* kernel_thp_bytes is known */
 	unsigned long long kernel_thp_bytes;
+	bool have_anon;			/* kernel_anon_bytes is known */
+	unsigned long long kernel_anon_bytes;	/* anonymous memory, all of it */
+	char machine[256];		/* systemd-machined's name, or "" */
+	char machine_uuid[40];
 };
 
 extern const char *const usage_names[THPCOW_USAGE_NR];
 
 void usage_row_from_entry(const struct thpcow_usage_entry *e,
 			  struct usage_row *r);
-int usage_parse_memory_stat(FILE *f, unsigned long long *bytes);
-int usage_parse_smaps_rollup(FILE *f, unsigned long long *bytes);
+/* The kernel's THP and anonymous figures into r (have_kernel, have_anon). */
+void usage_parse_memory_stat(FILE *f, struct usage_row *r);
+void usage_parse_smaps_rollup(FILE *f, struct usage_row *r);
 
 /* usage's columns; its table, or -J's JSON (with -o: the columns'). */
 extern const struct table_col usage_cols[];
@@ -41,6 +46,7 @@ extern const char *const usage_defaults;
 void print_usage_rows(FILE *f, const struct usage_row *rows, size_t n,
 		      unsigned int slots, unsigned int slots_used,
 		      const struct table_opts *o);
-void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n);
+void print_usage_prometheus(FILE *f, const struct usage_row *rows, size_t n,
+			    unsigned int slots, unsigned int slots_used);
 
 #endif /* THPCOWCTL_USAGE_H */

@@ -37,6 +37,8 @@
 #include <getopt.h>
 #include <linux/kvm.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -328,10 +330,68 @@ static int scenario_fork_dma(void)
 static atomic_int racing;
 static atomic_ulong reader_passes;
 
-static void *vcpu1_writes(void *arg)
+/*
+ * vCPU 1 runs in a thread of its own for its whole life (KVM waits for an
+ * RCU grace period whenever another thread takes over a vCPU): it does
+ * vcpu1_job when vcpu1_go is posted, then posts vcpu1_done.
+ */
+static struct {
+	int op;
+	unsigned int off;
+	unsigned char byte;
+	uint32_t ret;
+} vcpu1_job;
+static sem_t vcpu1_go, vcpu1_done;
+
+static void *vcpu1_thread(void *arg)
 {
-	guest_write(1, 1, *(unsigned char *)arg);
+	(void)arg;
+	for (;;) {
+		while (sem_wait(&vcpu1_go))
+			;
+		vcpu1_job.ret = guest_op(1, vcpu1_job.op, TEST_GPA + vcpu1_job.off,
+					 TEST_LEN, PAGE, vcpu1_job.byte);
+		sem_post(&vcpu1_done);
+	}
 	return NULL;
+}
+
+static void vcpu1_start(int op, unsigned int off, unsigned char byte)
+{
+	vcpu1_job.op = op;
+	vcpu1_job.off = off;
+	vcpu1_job.byte = byte;
+	sem_post(&vcpu1_go);
+}
+
+static uint32_t vcpu1_wait(void)
+{
+	while (sem_wait(&vcpu1_done))
+		;
+	return vcpu1_job.ret;
+}
+
+static uint32_t vcpu1_check(unsigned int off, unsigned char byte)
+{
+	vcpu1_start(OP_CHECK, off, byte);
+	return vcpu1_wait();
+}
+
+/* A round that does not end within a minute is a hang: say where. */
+static const char *volatile race_step = "start";
+static volatile unsigned int race_round;
+
+static void race_alarm(int sig)
+{
+	char msg[160];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg), "kvmvm: race: round %u stuck at %s for 60 s\n",
+		     race_round, race_step);
+	if (write(2, msg, n) < 0)
+		_exit(1);
+	_exit(1);
 }
 
 static void *reader(void *arg)
@@ -343,6 +403,7 @@ static void *reader(void *arg)
 		for (size_t a = TEST_GPA; a < ram_size && atomic_load(&racing); a += PAGE)
 			sum += ((volatile unsigned char *)ram)[a];
 		atomic_fetch_add(&reader_passes, 1);
+		sched_yield(); /* the vCPUs may have fewer CPUs than threads */
 	}
 	return (void *)sum;
 }
@@ -354,26 +415,37 @@ static int scenario_race(unsigned int rounds)
 	unsigned char b0, b1;
 	long pages_2m = -1;
 
+	if (sem_init(&vcpu1_go, 0, 0) || sem_init(&vcpu1_done, 0, 0) ||
+	    pthread_create(&t1, NULL, vcpu1_thread, NULL))
+		die(1, "starting vCPU 1's thread failed");
+	signal(SIGALRM, race_alarm);
 	for (unsigned int r = 0; r < rounds; r++) {
+		race_round = r + 1;
+		alarm(60);
 		b0 = 0x40 + r;
 		b1 = 0x80 + r;
+		race_step = "MADV_DONTNEED";
 		if (madvise(ram + TEST_GPA, TEST_LEN, MADV_DONTNEED))
 			die(1, "MADV_DONTNEED: %s", strerror(errno));
-		bad_guest += guest_check(0, 0, 0) + guest_check(1, 1, 0);
+		race_step = "the reads before";
+		bad_guest += guest_check(0, 0, 0) + vcpu1_check(1, 0);
+		race_step = "the racing writes";
 		atomic_store(&racing, 1);
-		if (pthread_create(&tr, NULL, reader, NULL) ||
-		    pthread_create(&t1, NULL, vcpu1_writes, &b1))
+		if (pthread_create(&tr, NULL, reader, NULL))
 			die(1, "pthread_create failed");
+		vcpu1_start(OP_WRITE, 1, b1);
 		guest_write(0, 0, b0);
-		pthread_join(t1, NULL);
+		vcpu1_wait();
 		atomic_store(&racing, 0);
 		pthread_join(tr, NULL);
+		race_step = "the checks after";
 		bad_host += host_check(0, b0) + host_check(1, b1);
-		bad_guest += guest_check(0, 0, b0) + guest_check(1, 1, b1) +
-			     guest_check(0, 1, b1) + guest_check(1, 0, b0);
+		bad_guest += guest_check(0, 0, b0) + vcpu1_check(1, b1) +
+			     guest_check(0, 1, b1) + vcpu1_check(0, b0);
 		if (r == 0)
 			pages_2m = kvm_pages("pages_2m");
 	}
+	alarm(0);
 	printf("rounds=%u\nreader_passes=%lu\nround1_pages_2m=%ld\n", rounds,
 	       atomic_load(&reader_passes), pages_2m);
 	report_kvm("end");

@@ -193,7 +193,8 @@ def vmstat(keys=('thp_split_pmd', 'thp_fault_alloc', 'thp_collapse_alloc')):
 
 def kvm_pages(pid):
     """KVM's mappings of the guest's RAM now, by size: pages_4k, pages_2m
-    (debugfs kvm/PID-FD/, one directory per VM of process pid), or {}."""
+    (debugfs kvm/PID-FD/, one directory per VM of process pid), or {}.
+    5.10 counts only the large ones (largepages: pages_2m here)."""
     out = {}
     base = '/sys/kernel/debug/kvm'
     try:
@@ -201,9 +202,14 @@ def kvm_pages(pid):
     except OSError:
         return out
     for vm in vms:
-        for k in ('pages_4k', 'pages_2m'):
-            with open(os.path.join(base, vm, k)) as f:
-                out[k] = out.get(k, 0) + int(f.read())
+        for k, names in (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))):
+            for name in names:
+                try:
+                    with open(os.path.join(base, vm, name)) as f:
+                        out[k] = out.get(k, 0) + int(f.read())
+                    break
+                except FileNotFoundError:
+                    continue
     return out
 
 

@@ -24,6 +24,12 @@ the incoming migration, as the libvirt hook dist/libvirt-hook-qemu starts it
 to end; the guest's write rate meanwhile (W passes in a loop), and its data
 check.
 
+With --accel kvm both QEMUs run migfw under KVM (the caller has loaded it:
+vm/run --kvm): the guest's stores become NPT faults that KVM resolves
+through GUP on the destination's RAM mapping, as on a production host, and
+the results add KVM's own mappings of the guest's RAM (debugfs
+kvm/PID-FD/pages_4k and pages_2m).
+
 Cases (the destination):
   stock     as is (thpcow loaded, mode kernel)
   zero      under `thpcowctl exec zero`
@@ -111,14 +117,14 @@ class Serial:
         self.s.sendall(c)
 
 
-def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=()):
+def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=(), accel='tcg'):
     """Start QEMU paused (-S unless -incoming): the caller connects to its
     serial port before the guest can print anything, then continues it."""
     qmp = os.path.join(d, name + '.qmp')
     ser = os.path.join(d, name + '.serial')
     argv = list(wrapper) + [
         qemu, '-nodefaults', '-no-user-config', '-display', 'none',
-        '-M', 'pc', '-accel', 'tcg', '-m', str(ram), '-bios', FW,
+        '-M', 'pc', '-accel', accel, '-m', str(ram), '-bios', FW,
         '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
         '-serial', 'chardev:ser',
         '-qmp', f'unix:{qmp},server=on,wait=off'] + list(extra)
@@ -182,6 +188,28 @@ def vmstat(keys=('thp_split_pmd', 'thp_fault_alloc', 'thp_collapse_alloc')):
             k, v = line.split()
             if k in keys:
                 out[k] = int(v)
+    return out
+
+
+def kvm_pages(pid):
+    """KVM's mappings of the guest's RAM now, by size: pages_4k, pages_2m
+    (debugfs kvm/PID-FD/, one directory per VM of process pid), or {}.
+    5.10 counts only the large ones (largepages: pages_2m here)."""
+    out = {}
+    base = '/sys/kernel/debug/kvm'
+    try:
+        vms = [n for n in os.listdir(base) if n.split('-')[0] == str(pid)]
+    except OSError:
+        return out
+    for vm in vms:
+        for k, names in (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))):
+            for name in names:
+                try:
+                    with open(os.path.join(base, vm, name)) as f:
+                        out[k] = out.get(k, 0) + int(f.read())
+                    break
+                except FileNotFoundError:
+                    continue
     return out
 
 
@@ -266,6 +294,7 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     m = ram_mapping(pid, ram)
     res['completed_ram_rss_kb'] = m['Rss']
     res['completed_ram_anon_huge_kb'] = m['AnonHugePages']
+    res.update({'completed_kvm_' + k: v for k, v in kvm_pages(pid).items()})
     sampler = Sampler(pid, ram, t0)
     sampler.start()
     # the guest writes what it touched, pass after pass, for write_window s
@@ -302,6 +331,8 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     dser.send(b'V')
     dser.expect(b'K')
     res['verify'] = 'ok'
+    # after the verify pass has touched every page again: what KVM maps now
+    res.update({'end_kvm_' + k: v for k, v in kvm_pages(pid).items()})
 
 
 def main():
@@ -309,6 +340,8 @@ def main():
     ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'])
     ap.add_argument('--ram', type=int, default=1024, help='guest RAM, MiB')
     ap.add_argument('--qemu', default='qemu-system-x86_64')
+    ap.add_argument('--accel', choices=['tcg', 'kvm'], default='tcg',
+                    help='how both QEMUs run the guest (tcg; kvm needs /dev/kvm)')
     ap.add_argument('--ctl', default=os.path.join(HERE, '..', 'tools', 'thpcowctl', 'thpcowctl'))
     ap.add_argument('--postcopy', action='store_true',
                     help='switch to postcopy as soon as the migration starts; '
@@ -333,7 +366,7 @@ def main():
         ap.error('--after needs --postcopy')
     ram = args.ram * 2**20
     ctl_proc = None
-    res = {'case': args.case, 'ram_mib': args.ram, 'postcopy': args.postcopy,
+    res = {'case': args.case, 'ram_mib': args.ram, 'postcopy': args.postcopy, 'accel': args.accel,
            'write': 'fill' if args.fill else 'byte-per-4k'}
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
         res['use_zero_page'] = int(f.read())
@@ -350,9 +383,9 @@ def main():
         if args.case != 'fresh':
             # both QEMUs start at once (their start-up is most of the wait)
             dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram,
-                                       extra + ['-incoming', 'defer'], wrapper)
+                                       extra + ['-incoming', 'defer'], wrapper, args.accel)
             procs.append(dst)
-            src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram)
+            src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram, accel=args.accel)
             procs.append(src)
             dq, dser = connect_qemu(dqp, dsp)
             res['dst_start_s'] = time.monotonic() - t0
@@ -399,7 +432,7 @@ def main():
                 res['migration_s'] = time.monotonic() - t1
             res['dst_rss_before_kb'] = rss_before
         else:
-            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper)
+            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper, args.accel)
             procs.append(dst)
             dq, dser = connect_qemu(dqp, dsp)
             res['dst_start_s'] = time.monotonic() - t0
@@ -437,6 +470,7 @@ def main():
         res['after_ram_rss_kb'] = m['Rss']
         res['after_ram_anon_huge_kb'] = m['AnonHugePages']
         res['after_thp_pct'] = 100.0 * m['AnonHugePages'] * 1024 / ram
+        res.update({'write_kvm_' + k: v for k, v in kvm_pages(pid).items()})
         if args.case != 'fresh':
             if args.postcopy:
                 res['src_status_after_write'] = sq.cmd('query-migrate')['status']

@@ -74,6 +74,27 @@ static void thpcow_map_anon_folio_pmd(struct folio *folio, pmd_t *pmd,
 }
 
 /*
+ * Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the old mapping between
+ * these two. THPCOW_BREAK=NO_MMU_NOTIFY (module/Kbuild) builds a module
+ * broken on purpose that leaves them out: tests/guest/kvm.sh must
+ * catch it (a KVM guest keeps reading the huge zero page).
+ */
+#ifndef THPCOW_BREAK_NO_MMU_NOTIFY
+static void thpcow_secondary_mmu_start(struct mmu_notifier_range *range)
+{
+	mmu_notifier_invalidate_range_start(range);
+}
+
+static void thpcow_secondary_mmu_end(struct mmu_notifier_range *range)
+{
+	thpcow_mmu_notifier_invalidate_range_end(range);
+}
+#else
+static void thpcow_secondary_mmu_start(struct mmu_notifier_range *range) { }
+static void thpcow_secondary_mmu_end(struct mmu_notifier_range *range) { }
+#endif
+
+/*
  * Map @folio (cleared or copied, uptodate) where the PMD still maps what
  * @orig_pmd did: the huge zero page, or @old, a shared anonymous THP
  * whose page the caller holds a reference on. Consumes the reference on
@@ -90,9 +111,8 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 	struct mmu_notifier_range range;
 	vm_fault_t ret = 0;
 
-	/* Secondary MMUs (KVM's EPT/NPT, IOMMU SVA) drop the old mapping. */
 	thpcow_mmu_notifier_range_init(&range, vma, haddr, haddr + HPAGE_PMD_SIZE);
-	mmu_notifier_invalidate_range_start(&range);
+	thpcow_secondary_mmu_start(&range);
 
 	vmf->ptl = pmd_lock(mm, vmf->pmd);
 	if (unlikely(!pmd_same(*vmf->pmd, orig_pmd))) {
@@ -116,7 +136,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 		add_mm_counter(mm, MM_ANONPAGES, HPAGE_PMD_NR);
 	}
 	spin_unlock(vmf->ptl);
-	thpcow_mmu_notifier_invalidate_range_end(&range);
+	thpcow_secondary_mmu_end(&range);
 
 	/* The old mapping's reference; the TLB no longer holds it. */
 	if (old)
@@ -127,7 +147,7 @@ static vm_fault_t thpcow_install(struct vm_fault *vmf, pmd_t orig_pmd,
 
 release:
 	spin_unlock(vmf->ptl);
-	thpcow_mmu_notifier_invalidate_range_end(&range);
+	thpcow_secondary_mmu_end(&range);
 	folio_put(folio);
 	return ret;
 }

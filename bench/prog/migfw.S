@@ -161,11 +161,15 @@ getc:
 	in	%dx, %al
 	ret
 
+	/* The descriptors have their accessed bit set (types 0x9b, 0x93): a
+	 * segment load would otherwise make the CPU set it, writing into this
+	 * image, which is ROM; under KVM that write faults again for ever
+	 * (TCG does not write the bit). */
 	.balign 8
 gdt:
 	.quad	0
-	.quad	0x00cf9a000000ffff	/* 0x08: code, flat 4 GiB */
-	.quad	0x00cf92000000ffff	/* 0x10: data, flat 4 GiB */
+	.quad	0x00cf9b000000ffff	/* 0x08: code, flat 4 GiB, accessed */
+	.quad	0x00cf93000000ffff	/* 0x10: data, flat 4 GiB, accessed */
 gdt_desc:
 	.word	gdt_desc - gdt - 1
 	.long	0xf0000 + gdt

@@ -21,10 +21,12 @@ stress_scripts=(tests/guest/stress.sh tests/guest/stressng.sh)
 guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{core,hostile,modes,limits,loadfail,usage}.sh
 	tests/vm/{demo,loadfail}.t)
 collapse_scripts=(tests/guest/collapse.sh tests/vm/collapse.t)
+kvm_scripts=(tests/guest/kvm.sh tests/vm/kvm-break.t)
 # Never linted so far, with findings of their own to mend (SC2086, SC2154,
 # SC2128, ...): named here so that every_script_listed still sees them.
 not_yet=(tests/guest/cli.sh tests/guest/selftests.sh)
-areas=(vm_harness test_harness build_scripts bench_scripts install_scripts stress_scripts guest_scripts collapse_scripts)
+areas=(vm_harness test_harness build_scripts bench_scripts install_scripts stress_scripts guest_scripts collapse_scripts
+	kvm_scripts)
 
 lint() {
 	local -n files=$1
@@ -58,6 +60,7 @@ cases=(
 	stress_scripts   # data integrity under races
 	guest_scripts    # the module's guest tests and their helpers
 	collapse_scripts # thpcowctl collapse's guest tests
+	kvm_scripts      # the KVM guests' tests
 	every_script_listed # no shell script outside module/ and tools/ is left out
 )
 tap_run "${cases[@]}"

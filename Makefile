@@ -112,6 +112,7 @@ TOOLS_FILES = \
 	0644:dist/thpcow-metrics.timer:$(UNITDIR)/thpcow-metrics.timer \
 	0755:dist/libvirt-hook-qemu:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu \
 	0777:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu:$(SYSCONFDIR)/libvirt/hooks/qemu.d/thpcow \
+	0644:dist/prometheus/thpcow.rules.yml:$(PREFIX)/share/thpcowctl/prometheus/thpcow.rules.yml \
 	$(if $(filter yes,$(CONF_EXAMPLES)),$(foreach e,$(CONF_FILES),0644:$(call src,$e):$(DOCDIR)/$(notdir $(call src,$e))))
 # /etc: installed when absent, never overwritten; uninstall removes them if
 # unchanged. CONF_EXAMPLES=yes: their defaults also in DOCDIR, to compare
@@ -162,7 +163,7 @@ install-all: install install-tools
 
 uninstall:
 	rm -f $(foreach e,$(TOOLS_FILES),$(call dest,$e))
-	-rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR)/thpcow
+	-rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(LIBEXECDIR)/thpcow $(DESTDIR)$(PREFIX)/share/thpcowctl/prometheus $(DESTDIR)$(PREFIX)/share/thpcowctl
 	$(foreach e,$(CONF_FILES),! cmp -s $(call src,$e) $(call dest,$e) || rm -f $(call dest,$e)$(nl))
 	if [ -e $(call dest,$(MODULE_FILES)) ]; then \
 		rm -f $(call dest,$(MODULE_FILES)) && \

@@ -164,8 +164,9 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 		k = kernel_zero_probe(why, sizeof(why));
 		without = kernel_zero_name(k);
 		/* as systemctl status: not active; but not where it is not
-		 * needed (Nagios would read 3 as UNKNOWN) */
-		if (k != KERNEL_ZERO_SUBSTITUTES)
+		 * needed (Nagios would read 3 as UNKNOWN): a kernel whose own
+		 * switch for the fault is off splits, whatever else it has */
+		if (k != KERNEL_ZERO_SUBSTITUTES || (sw && strcmp(sw, "on")))
 			ret = EXIT_NOT_LOADED;
 	}
 	sb = secure_boot();

@@ -3,15 +3,20 @@
  * Every difference between kernel series lives in compat/, one file per
  * concern, and nowhere else.
  *
- * The series are Debian's 5.10 (bullseye), 6.1 (bookworm), 6.12 (trixie)
- * and the newest trixie-backports kernel (7.x); module/Kbuild refuses the
- * others. The rest of the module is written against one vocabulary:
+ * The kernels are Debian's 5.10 (bullseye), 6.1 (bookworm), 6.12 (trixie)
+ * and the newest trixie-backports kernel (7.x), and Ubuntu's 5.15 (22.04)
+ * and 6.8 (24.04); module/Kbuild refuses the others. The rest of the
+ * module is written against one vocabulary:
  *
- *  compat/series.h    the series boundaries (THPCOW_UP_TO_*), folio names
- *                     on 5.10, the prototypes of what the kernel calls in
- *                     thpcow (the hooked function, the exit tracepoint)
+ *  compat/features.h  the upstream API changes, one THPCOW_HAS_* each with
+ *                     its version, and the distribution kernels' backports;
+ *                     every #if of compat/ tests one of them
+ *  compat/series.h    folio names before folios, the prototypes of what
+ *                     the kernel calls in thpcow (the hooked function, the
+ *                     exit tracepoint)
  *  compat/ksym-list.h what thpcow needs but the kernel does not export,
- *                     one list; symbols.c resolves it at load
+ *                     one list
+ *  compat/symbols.c   resolves it at load (kallsyms, found with a kprobe)
  *  compat/ksyms.h     how the resolved symbols are reached: variables by
  *                     pointer, functions by static call (direct calls)
  *  compat/forward.c   out-of-line bodies for the functions the kernel's
@@ -27,6 +32,7 @@
 #ifndef THPCOW_COMPAT_H
 #define THPCOW_COMPAT_H
 
+#include "compat/features.h"
 #include "compat/series.h"
 #include "compat/ksyms.h"
 #include "compat/thp.h"

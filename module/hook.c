@@ -62,6 +62,7 @@ static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 	struct thpcow_rule *rule = NULL;
 	enum thpcow_stat why;
 	enum thpcow_mode mode;
+	int idx;
 
 	thpcow_count(THPCOW_STAT_HOOK_CALLS);
 
@@ -90,7 +91,11 @@ static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 	}
 out:
 	thpcow_count(why);
-	thpcow_policy_account(vmf->vma->vm_mm, rule, why);
+	idx = thpcow_stat_usage(why);
+	if (idx >= 0) {
+		thpcow_policy_account(rule, idx);
+		thpcow_usage_account(vmf->vma->vm_mm, idx);
+	}
 	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
@@ -120,7 +125,8 @@ static vm_fault_t thpcow_wp_page_entry(THPCOW_WP_PAGE_PARAMS)
 /*
  * Could thpcow_handle() act on this fault under @mode, rather than pass it
  * on? 'zero' acts on the huge zero page only, where the kernel does not
- * substitute it itself; 'copy' on that and on any other THP (whether it is
+ * substitute it itself; 'copy' on that and on any other THP but one the
+ * kernel reuses in place because it is PageAnonExclusive (whether it is
  * shared is seen under the PMD lock); 'split' only where the kernel would
  * substitute. Unshare faults are always the kernel's.
  */
@@ -136,7 +142,8 @@ static bool thpcow_may_act(struct vm_fault *vmf, pmd_t orig_pmd,
 	case THPCOW_MODE_ZERO:
 		return zero && !thpcow_native_zero;
 	case THPCOW_MODE_COPY:
-		return !zero || !thpcow_native_zero;
+		return zero ? !thpcow_native_zero :
+			      !thpcow_thp_maybe_exclusive(orig_pmd);
 	case THPCOW_MODE_SPLIT:
 		return zero && thpcow_native_zero;
 	default:

@@ -28,12 +28,16 @@
  */
 #include "thpcow.h"
 
+#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 
 struct thpcow_rule {
@@ -147,23 +151,96 @@ enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 	return rule ? READ_ONCE(rule->mode) : READ_ONCE(thpcow_global_mode);
 }
 
-/*
- * A fault the handler decided, with the outcome @why: counted for the rule
- * that matched (the global mode's when NULL) and for the cgroup the memory
- * belongs to. Caller holds thpcow_srcu. Atomics only: no lock, no memory.
- */
-void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
-			   enum thpcow_stat why)
-{
-	int idx = thpcow_usage_index(why);
+struct srcu_struct thpcow_srcu;
 
-	if (idx < 0)
-		return;
+int thpcow_srcu_init(void)
+{
+	return init_srcu_struct(&thpcow_srcu);
+}
+
+void thpcow_srcu_exit(void)
+{
+	cleanup_srcu_struct(&thpcow_srcu);
+}
+
+const char * const thpcow_mode_names[] = THPCOW_MODE_NAMES;
+static_assert(ARRAY_SIZE(thpcow_mode_names) == THPCOW_MODE_NR);
+
+/* A mode this module version implements, or why not. */
+int thpcow_mode_check(u32 mode)
+{
+	return mode < THPCOW_MODE_NR ? 0 : -EINVAL;
+}
+
+/* Parses a mode name, as written to a parameter (one trailing newline ok). */
+int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode)
+{
+	int i = sysfs_match_string(thpcow_mode_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	*mode = i;
+	return 0;
+}
+
+/*
+ * Set, under the parameters' lock, when thpcow_init() begins: the value
+ * given on the load's command line has been taken by then.
+ */
+static bool thpcow_init_begun;
+
+void thpcow_policy_init_begin(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	thpcow_init_begun = true;
+	kernel_param_unlock(THIS_MODULE);
+}
+
+/*
+ * The global mode changes only with CAP_SYS_ADMIN in the initial user
+ * namespace, as through /dev/thpcow: a container's root that maps to the
+ * host's uid 0 and sees /sys writable gets EPERM, also while the module
+ * is still loading or already unloading (the sysfs file exists during all
+ * of init and exit). Before init begins the value comes from the load's
+ * command line, whose writer has CAP_SYS_MODULE; so must a write to the
+ * sysfs file made in that moment.
+ */
+static int thpcow_param_set_mode(const char *val, const struct kernel_param *kp)
+{
+	enum thpcow_mode mode;
+	int ret;
+
+	if (!capable(thpcow_init_begun ? CAP_SYS_ADMIN : CAP_SYS_MODULE))
+		return -EPERM;
+	ret = thpcow_mode_parse(val, &mode);
+	return ret ? ret : thpcow_policy_set_global(mode);
+}
+
+static int thpcow_param_get_mode(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", thpcow_mode_names[thpcow_policy_global()]);
+}
+
+static const struct kernel_param_ops thpcow_mode_param_ops = {
+	.set = thpcow_param_set_mode,
+	.get = thpcow_param_get_mode,
+};
+module_param_cb(default_mode, &thpcow_mode_param_ops, NULL, 0644);
+MODULE_PARM_DESC(default_mode,
+		 "Global mode for memory without a pid or cgroup policy: kernel (default), zero, copy or split; changing it needs CAP_SYS_ADMIN");
+
+/*
+ * A fault the handler decided, with its usage counter @idx
+ * (thpcow_stat_usage()): counted for the rule that matched (the global
+ * mode's when NULL). Caller holds thpcow_srcu. Atomics only: no lock, no
+ * memory.
+ */
+void thpcow_policy_account(struct thpcow_rule *rule, int idx)
+{
 	if (rule)
 		atomic64_inc(&rule->usage[idx]);
 	else if (idx <= THPCOW_USAGE_SPLIT)
 		atomic64_inc(&thpcow_global_substitutions);
-	thpcow_usage_account(mm, idx);
 }
 
 enum thpcow_mode thpcow_policy_global(void)

@@ -85,7 +85,7 @@ out:
  * huge page, memcg full), so a split says "no" only where the series does
  * not substitute; a THP says "yes" anywhere (a backport, say).
  */
-bool thpcow_probe_native_zero(void)
+static bool thpcow_probe_native_zero(void)
 {
 	bool series = thpcow_series_substitutes_zero();
 	const char *how;
@@ -99,4 +99,11 @@ bool thpcow_probe_native_zero(void)
 	pr_info("native zero-page THPs: %s, by series (Linux %s 6.13): probe inconclusive: %s\n",
 		series ? "yes" : "no", series ? ">=" : "<", how);
 	return series;
+}
+
+bool thpcow_native_zero;
+
+void thpcow_probe_init(void)
+{
+	thpcow_native_zero = thpcow_probe_native_zero();
 }

@@ -133,7 +133,7 @@ release:
 }
 
 /*
- * Returns THPCOW_VM_FAULT_WRITE (0 but on 5.10) with *@why =
+ * Returns THPCOW_VM_FAULT_WRITE (0 but before 6.0) with *@why =
  * THPCOW_STAT_SUBSTITUTED when the THP is mapped, 0 with *@why =
  * THPCOW_STAT_RETRY_RACE when the PMD changed meanwhile (the access simply
  * faults again), or VM_FAULT_FALLBACK with the reason in *@why when the

@@ -14,7 +14,7 @@
 
 #include "compat.h"
 
-/* main.c: counters, global state */
+/* stats.c: the counters, below everything (calls no other file) */
 struct thpcow_counters {
 	u64 c[THPCOW_STAT_NR];
 };
@@ -27,21 +27,10 @@ static inline void thpcow_count(enum thpcow_stat stat)
 
 void thpcow_counters_sum(u64 *sum);
 extern const char * const thpcow_stat_names[];
-extern const char * const thpcow_mode_names[];
-int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode);
-int thpcow_mode_check(u32 mode);
+int thpcow_stat_usage(enum thpcow_stat why);
+void thpcow_stats_report(void);
 
-/* Set at load: the kernel already substitutes the zero page itself. */
-extern bool thpcow_native_zero;
-
-/*
- * Held across the whole fault handler and by anyone walking the policy
- * table; policy entries are freed after an SRCU grace period, and rmmod
- * waits for one before the module's text goes away.
- */
-extern struct srcu_struct thpcow_srcu;
-
-/* symbols.c: resolve compat/ksym-list.h, and check the calls are direct */
+/* compat/symbols.c: resolve compat/ksym-list.h, and check the calls are direct */
 struct thpcow_calls {
 	unsigned int direct;	/* functions called through a static call */
 	unsigned int sites;	/* their call sites, checked */
@@ -52,7 +41,9 @@ extern struct thpcow_calls thpcow_calls;
 int thpcow_resolve_symbols(void);
 
 /* probe.c: does the kernel substitute the huge zero page itself? */
-bool thpcow_probe_native_zero(void);
+void thpcow_probe_init(void);
+/* Set at load: the kernel already substitutes the zero page itself. */
+extern bool thpcow_native_zero;
 
 /* hook.c: the ftrace hook, armed only while a policy is active */
 int thpcow_hook_install(void);
@@ -96,12 +87,25 @@ struct thpcow_rule_info {
 #define THPCOW_MAX_RULES	16384	/* max_rules' default */
 #define THPCOW_MAX_RULES_LIMIT	1048576
 
+/*
+ * Held across the whole fault handler and by anyone walking the policy
+ * table; policy entries are freed after an SRCU grace period, and rmmod
+ * waits for one before the module's text goes away.
+ */
+extern struct srcu_struct thpcow_srcu;
+int thpcow_srcu_init(void);
+void thpcow_srcu_exit(void);
+
+extern const char * const thpcow_mode_names[];
+int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode);
+int thpcow_mode_check(u32 mode);
+
+void thpcow_policy_init_begin(void);
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
-void thpcow_policy_account(struct mm_struct *mm, struct thpcow_rule *rule,
-			   enum thpcow_stat why);
+void thpcow_policy_account(struct thpcow_rule *rule, int idx);
 enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm);
 bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
@@ -142,7 +146,6 @@ struct thpcow_usage_info {
 int thpcow_usage_init(void);
 void thpcow_usage_exit(void);
 unsigned int thpcow_usage_slots(void);
-int thpcow_usage_index(enum thpcow_stat why);
 void thpcow_usage_account(struct mm_struct *mm, int idx);
 int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 				void *arg), void *arg);

@@ -134,33 +134,6 @@ unsigned int thpcow_usage_slots(void)
 	return thpcow_usage_nr;
 }
 
-/* Which usage counter an outcome of the handler goes to, or -1. */
-int thpcow_usage_index(enum thpcow_stat why)
-{
-	switch (why) {
-	case THPCOW_STAT_SUBSTITUTED:
-		return THPCOW_USAGE_SUBSTITUTED;
-	case THPCOW_STAT_COPIED:
-		return THPCOW_USAGE_COPIED;
-	case THPCOW_STAT_SPLIT:
-		return THPCOW_USAGE_SPLIT;
-	case THPCOW_STAT_FALLBACK_INELIGIBLE:
-		return THPCOW_USAGE_FALLBACK_INELIGIBLE;
-	case THPCOW_STAT_FALLBACK_UFFD:
-		return THPCOW_USAGE_FALLBACK_UFFD;
-	case THPCOW_STAT_FALLBACK_ALLOC:
-		return THPCOW_USAGE_FALLBACK_ALLOC;
-	case THPCOW_STAT_FALLBACK_CHARGE:
-		return THPCOW_USAGE_FALLBACK_CHARGE;
-	case THPCOW_STAT_FALLBACK_UNSTABLE:
-		return THPCOW_USAGE_FALLBACK_UNSTABLE;
-	case THPCOW_STAT_FALLBACK_PINNED:
-		return THPCOW_USAGE_FALLBACK_PINNED;
-	default:
-		return -1;
-	}
-}
-
 /* Bytes given as whole THPs. */
 u64 thpcow_usage_bytes(const u64 *counters)
 {
@@ -262,7 +235,7 @@ static void thpcow_usage_reclaim(void)
 
 	lockdep_assert_held(&thpcow_usage_lock);
 	for (i = 0; i < thpcow_usage_nr; i++) {
-		cond_resched();	/* each lookup walks the tree on 5.10 */
+		cond_resched();	/* each lookup walks the tree on 5.10 (compat/cgroup.h) */
 		id = atomic64_read(&thpcow_usage_ids[i]);
 		if (id == THPCOW_SLOT_FREE || id == THPCOW_SLOT_DEAD)
 			continue;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A cgroup v2 by its id: cgroup_get_from_id() is exported since 5.19 (6.1
- * and later here); on 5.10 the module walks the default hierarchy for it,
- * which is O(cgroups) but only ever runs when usage is read.
+ * A cgroup v2 by its id: cgroup_get_from_id() where the kernel exports it
+ * (NULL or an ERR_PTR when there is none, as the series has it); otherwise
+ * (5.10) the module walks the default hierarchy for it, which is
+ * O(cgroups) but only ever runs when usage is read.
  */
 #ifndef THPCOW_COMPAT_CGROUP_H
 #define THPCOW_COMPAT_CGROUP_H
@@ -10,13 +11,13 @@
 #include <linux/cgroup.h>
 #include <linux/err.h>
 
-#include "series.h"
+#include "features.h"
 
 /* The online cgroup v2 with id @id, referenced (cgroup_put()), or NULL. */
 static inline struct cgroup *thpcow_cgroup_get_from_id(u64 id)
 {
 	struct cgroup *cgrp = NULL;
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_CGROUP_GET_FROM_ID
 	struct cgroup_subsys_state *pos;
 
 	rcu_read_lock();

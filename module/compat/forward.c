@@ -24,7 +24,7 @@ int __mmu_notifier_invalidate_range_start(struct mmu_notifier_range *r)
 	return thpcow_call(__mmu_notifier_invalidate_range_start)(r);
 }
 
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH
 void __mmu_notifier_invalidate_range_end(struct mmu_notifier_range *r,
 					 bool only_end)
 {
@@ -36,39 +36,41 @@ void __mmu_notifier_invalidate_range(struct mm_struct *mm,
 {
 	thpcow_call(__mmu_notifier_invalidate_range)(mm, start, end);
 }
-
-void mm_trace_rss_stat(struct mm_struct *mm, int member, long count)
-{
-	thpcow_call(mm_trace_rss_stat)(mm, member, count);
-}
 #else
 void __mmu_notifier_invalidate_range_end(struct mmu_notifier_range *r)
 {
 	thpcow_call(__mmu_notifier_invalidate_range_end)(r);
 }
+#endif
 
+#if !THPCOW_HAS_RSS_STAT_PERCPU
+void mm_trace_rss_stat(struct mm_struct *mm, int member, long count)
+{
+	thpcow_call(mm_trace_rss_stat)(mm, member, count);
+}
+#else
 void mm_trace_rss_stat(struct mm_struct *mm, int member)
 {
 	thpcow_call(mm_trace_rss_stat)(mm, member);
 }
 #endif
 
-#if !THPCOW_UP_TO_6_1
+#if THPCOW_HAS_PMD_MKWRITE_VMA
 pmd_t pmd_mkwrite(pmd_t pmd, struct vm_area_struct *vma)
 {
 	return thpcow_call(pmd_mkwrite)(pmd, vma);
 }
 #endif
 
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_MEMCG_CHARGE_INLINE
 int mem_cgroup_charge(struct page *page, struct mm_struct *mm, gfp_t gfp)
 {
 	return thpcow_call(mem_cgroup_charge)(page, mm, gfp);
 }
-
-void cgroup_throttle_swaprate(struct page *page, gfp_t gfp_mask)
+#elif !THPCOW_HAS_MEMCG_CHARGE_FOLIO
+int __mem_cgroup_charge(struct page *page, struct mm_struct *mm, gfp_t gfp)
 {
-	thpcow_call_cond(cgroup_throttle_swaprate)(page, gfp_mask);
+	return thpcow_call(__mem_cgroup_charge)(page, mm, gfp);
 }
 #else
 int __mem_cgroup_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
@@ -77,19 +79,24 @@ int __mem_cgroup_charge(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
 }
 #endif
 
-#if THPCOW_UP_TO_6_1 && !THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_MEMCG_SWAPRATE_INLINE
+void cgroup_throttle_swaprate(struct page *page, gfp_t gfp_mask)
+{
+	thpcow_call_cond(cgroup_throttle_swaprate)(page, gfp_mask);
+}
+#elif !THPCOW_HAS_FOLIO_THROTTLE_SWAPRATE
 void __cgroup_throttle_swaprate(struct page *page, gfp_t gfp_mask)
 {
 	thpcow_call_cond(__cgroup_throttle_swaprate)(page, gfp_mask);
 }
-#elif !THPCOW_UP_TO_6_1
+#else
 void __folio_throttle_swaprate(struct folio *folio, gfp_t gfp)
 {
 	thpcow_call_cond(__folio_throttle_swaprate)(folio, gfp);
 }
 #endif
 
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_COUNT_MEMCG_EVENTS
 void __count_memcg_events(struct mem_cgroup *memcg, enum vm_event_item idx,
 			  unsigned long count)
 {

@@ -3,7 +3,7 @@
  * ftrace: the callback's last argument, its flags, and how to read the
  * hooked call's argument and redirect the call.
  *
- * 5.10 hands over pt_regs; from 5.11 it is ftrace_regs.
+ * Before 5.11 ftrace hands over pt_regs; from 5.11 it is ftrace_regs.
  *
  * The callback needs no recursion protection from ftrace: it traces one
  * function, do_huge_pmd_wp_page(), which nothing the callback does can
@@ -23,17 +23,21 @@
 
 #include <linux/ftrace.h>
 
-#include "series.h"
+#include "features.h"
 
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_FTRACE_REGS
 #define thpcow_ftrace_regs	pt_regs
-#define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION_SAFE
 #else
 #define thpcow_ftrace_regs	ftrace_regs
+#endif
+
+#if !THPCOW_HAS_FTRACE_RECURSION_SAFE_DEFAULT
+#define THPCOW_FTRACE_RECURSION	FTRACE_OPS_FL_RECURSION_SAFE
+#else
 #define THPCOW_FTRACE_RECURSION	0
 #endif
 
-#if !THPCOW_UP_TO_5_10 && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#if THPCOW_HAS_FTRACE_REGS && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define THPCOW_FTRACE_WITH_ARGS	1
 #define THPCOW_FTRACE_SAVE_REGS	0
 #else
@@ -48,12 +52,12 @@
 static inline void thpcow_ftrace_set_ip(struct thpcow_ftrace_regs *fregs,
 					unsigned long ip)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_FTRACE_REGS
 	instruction_pointer_set(fregs, ip);
 #elif !THPCOW_FTRACE_WITH_ARGS
 	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
 	instruction_pointer_set(ftrace_get_regs(fregs), ip);
-#elif THPCOW_UP_TO_6_1
+#elif !THPCOW_HAS_FTRACE_REGS_ACCESSORS
 	ftrace_instruction_pointer_set(fregs, ip);
 #else
 	ftrace_regs_set_instruction_pointer(fregs, ip);
@@ -64,13 +68,13 @@ static inline void thpcow_ftrace_set_ip(struct thpcow_ftrace_regs *fregs,
 static inline struct vm_fault *
 thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_FTRACE_REGS
 	return (struct vm_fault *)regs_get_kernel_argument(fregs, 0);
 #elif !THPCOW_FTRACE_WITH_ARGS
 	/* FTRACE_OPS_FL_SAVE_REGS asked for the whole pt_regs */
 	return (struct vm_fault *)regs_get_kernel_argument(ftrace_get_regs(fregs),
 							   0);
-#elif THPCOW_UP_TO_6_1
+#elif !THPCOW_HAS_FTRACE_REGS_ACCESSORS
 	/* x86's ftrace_regs: a pt_regs with the argument registers saved */
 	return (struct vm_fault *)regs_get_kernel_argument(&fregs->regs, 0);
 #else
@@ -82,7 +86,7 @@ thpcow_ftrace_vmf(struct thpcow_ftrace_regs *fregs)
 static inline pmd_t thpcow_ftrace_orig_pmd(struct thpcow_ftrace_regs *fregs,
 					   struct vm_fault *vmf)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_VMF_ORIG_PMD
 	return __pmd(regs_get_kernel_argument(fregs, 1));
 #else
 	return vmf->orig_pmd;

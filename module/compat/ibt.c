@@ -20,6 +20,11 @@
 #include <asm/ibt.h>
 #endif
 
+bool thpcow_assume_ibt;
+module_param_named(assume_ibt, thpcow_assume_ibt, bool, 0444);
+MODULE_PARM_DESC(assume_ibt,
+		 "Act as on a CPU that enforces indirect branch tracking: refuse to load if any call would need an ENDBR64 that is not there");
+
 bool thpcow_ibt_enforced(void)
 {
 #ifdef CONFIG_X86_KERNEL_IBT

@@ -27,57 +27,88 @@ THPCOW_FUNC(mm_trace_rss_stat)
 /* what do_huge_pmd_wp_page() falls back to: split the PMD */
 THPCOW_FUNC(__split_huge_pmd)
 
-#if THPCOW_UP_TO_5_10
-/* sysfs 'enabled' and 'defrag', read by inline helpers */
+/* sysfs 'enabled' and 'defrag', read by inline helpers (compat/thp.c) */
+#if !THPCOW_HAS_HUGEPAGE_VMA_CHECK || THPCOW_HAS_MTHP
 THPCOW_VAR(transparent_hugepage_flags)
-THPCOW_FUNC(prep_transhuge_page)
-THPCOW_FUNC(mem_cgroup_charge)
-/* without it thpcow merely does not throttle on swap rate */
-THPCOW_OPTIONAL(cgroup_throttle_swaprate)
-#elif THPCOW_UP_TO_6_1
+#endif
+#if THPCOW_HAS_VMA_THP_GFP_MASK
 THPCOW_FUNC(vma_thp_gfp_mask)
-THPCOW_FUNC(hugepage_vma_check)
-THPCOW_FUNC(__mem_cgroup_charge)
-THPCOW_OPTIONAL(__cgroup_throttle_swaprate)
-#else
-THPCOW_FUNC(vma_thp_gfp_mask)
-THPCOW_VAR(transparent_hugepage_flags)
+#endif
+#if THPCOW_HAS_MTHP
 THPCOW_VAR(huge_anon_orders_always)
 THPCOW_VAR(huge_anon_orders_madvise)
 THPCOW_VAR(huge_anon_orders_inherit)
 THPCOW_FUNC(__thp_vma_allowable_orders)
-THPCOW_FUNC(__mem_cgroup_charge)
-THPCOW_OPTIONAL(__folio_throttle_swaprate)
+#elif THPCOW_HAS_HUGEPAGE_VMA_CHECK
+THPCOW_FUNC(hugepage_vma_check)
+#endif
+#if THPCOW_HAS_MTHP_STATS
 THPCOW_VAR(mthp_stats)
+#endif
+
+#if !THPCOW_HAS_VMA_ALLOC_FOLIO
+THPCOW_FUNC(prep_transhuge_page)
+#endif
+#if !THPCOW_HAS_MEMCG_CHARGE_INLINE
+THPCOW_FUNC(mem_cgroup_charge)
+#else
+THPCOW_FUNC(__mem_cgroup_charge)
+#endif
+/* without it thpcow merely does not throttle on swap rate */
+#if !THPCOW_HAS_MEMCG_SWAPRATE_INLINE
+THPCOW_OPTIONAL(cgroup_throttle_swaprate)
+#elif !THPCOW_HAS_FOLIO_THROTTLE_SWAPRATE
+THPCOW_OPTIONAL(__cgroup_throttle_swaprate)
+#else
+THPCOW_OPTIONAL(__folio_throttle_swaprate)
+#endif
+
+#if THPCOW_HAS_FOLIO_ZERO_USER
 THPCOW_FUNC(folio_zero_user)
+#else
+THPCOW_FUNC(clear_huge_page)
+#endif
+#if THPCOW_HAS_FOLIO_ADD_NEW_ANON_RMAP
 THPCOW_FUNC(folio_add_new_anon_rmap)
+#else
+THPCOW_FUNC(page_add_new_anon_rmap)
+#endif
+#if THPCOW_HAS_FOLIO_ADD_LRU_VMA
 THPCOW_FUNC(folio_add_lru_vma)
+#else
+THPCOW_FUNC(lru_cache_add_inactive_or_unevictable)
+#endif
+#if THPCOW_HAS_THP_UNDERUSED_SHRINKER
 THPCOW_FUNC(deferred_split_folio)
+#endif
+#if THPCOW_HAS_PMD_MKWRITE_VMA
 /* x86's, out of line since shadow stacks (6.6) */
 THPCOW_FUNC(pmd_mkwrite)
 #endif
-
-#if THPCOW_UP_TO_6_1
-THPCOW_FUNC(clear_huge_page)
-THPCOW_FUNC(page_add_new_anon_rmap)
-THPCOW_FUNC(lru_cache_add_inactive_or_unevictable)
-/* the copied THP's old mapping goes, as in zap_huge_pmd() */
-THPCOW_FUNC(page_remove_rmap)
+#if !THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH
 THPCOW_FUNC(__mmu_notifier_invalidate_range)
-#else
-THPCOW_FUNC(copy_user_large_folio)
-THPCOW_FUNC(folio_remove_rmap_pmd)
 #endif
 
-#if THPCOW_UP_TO_5_10
+/* the copied THP's old mapping goes, as in zap_huge_pmd() */
+#if THPCOW_HAS_FOLIO_REMOVE_RMAP_PMD
+THPCOW_FUNC(folio_remove_rmap_pmd)
+#else
+THPCOW_FUNC(page_remove_rmap)
+#endif
+#if THPCOW_HAS_COPY_USER_LARGE_FOLIO
+THPCOW_FUNC(copy_user_large_folio)
+#endif
+#if !THPCOW_HAS_ANON_EXCLUSIVE
 /* whether do_huge_pmd_wp_page() would reuse a THP (reuse_swap_page()) */
 THPCOW_FUNC(page_trans_huge_mapcount)
 #endif
 
-#if THPCOW_UP_TO_6_12
-THPCOW_FUNC(__count_memcg_events)
-#else
+#if THPCOW_HAS_COUNT_MEMCG_EVENTS
 THPCOW_FUNC(count_memcg_events)
+#else
+THPCOW_FUNC(__count_memcg_events)
+#endif
+#if THPCOW_HAS_FOLIO_MEMCG_ALLOC_DEFERRED
 THPCOW_FUNC(folio_memcg_alloc_deferred)
 #endif
 

@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The series boundaries, and the small differences of vocabulary: folios
- * on 5.10, prototypes of the functions the kernel calls into thpcow,
- * fault flags, trace event helpers.
+ * The small differences of vocabulary: folio names before folios,
+ * prototypes of the functions the kernel calls into thpcow, fault flags,
+ * trace event helpers. Each #if tests a feature of compat/features.h.
  */
 #ifndef THPCOW_COMPAT_SERIES_H
 #define THPCOW_COMPAT_SERIES_H
 
 #include <linux/mm.h>
 #include <linux/swap.h>
-#include <linux/version.h>
 
-/* The series boundaries, named once: is the running series at most ...? */
-#define THPCOW_UP_TO_5_10	(KERNEL_VERSION(5, 11, 0) > LINUX_VERSION_CODE)
-#define THPCOW_UP_TO_6_1	(KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE)
-#define THPCOW_UP_TO_6_12	(KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE)
+#include "features.h"
 
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_FOLIO
 /*
- * 5.10 predates folios (5.16): there a THP is its compound head page, and
+ * Before folios (5.10, 5.15) a THP is its compound head page, and
  * struct folio an incomplete type standing for it, so that the module can
  * use the folio names that it needs throughout.
  */
@@ -56,7 +52,7 @@ static inline struct page *thpcow_folio_page(struct folio *folio)
 }
 #endif
 
-#if !THPCOW_UP_TO_6_12
+#if THPCOW_HAS_FOLIO_ADD_LRU_VMA_INTERNAL
 /* 7.x moved it to mm/internal.h; the prototype is unchanged. */
 void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
 #endif
@@ -66,7 +62,7 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
  * to; the PMD value the fault saw, which 5.10 passes and later series keep
  * in vmf->orig_pmd; and the call to the original with them.
  */
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_VMF_ORIG_PMD
 #define THPCOW_WP_PAGE_PARAMS	struct vm_fault *vmf, pmd_t orig_pmd
 #define THPCOW_WP_PAGE_ORIG_PMD	orig_pmd
 #define thpcow_do_huge_pmd_wp_page(vmf, orig_pmd)			\
@@ -79,20 +75,20 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
 #endif
 
 /* The sched_process_exit probe's parameters: 7.x added group_dead. */
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_EXIT_GROUP_DEAD
 #define THPCOW_EXIT_PROBE_PARAMS	void *data, struct task_struct *task
 #else
 #define THPCOW_EXIT_PROBE_PARAMS	void *data, struct task_struct *task, \
 					bool group_dead
 #endif
 
-/* 5.10 has no unshare faults (read-only GUP pins came with 5.19). */
+/* No unshare faults before 5.19 (read-only GUP pins). */
 #ifndef FAULT_FLAG_UNSHARE
 #define FAULT_FLAG_UNSHARE	0
 #endif
 
 /* The thpcow:thpcow_fault event: 6.10 dropped __assign_str()'s source. */
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_ASSIGN_STR_ONE_ARG
 #define thpcow_assign_str(field, src)	__assign_str(field, src)
 #else
 #define thpcow_assign_str(field, src)	__assign_str(field)
@@ -105,7 +101,7 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
  */
 static inline bool thpcow_series_substitutes_zero(void)
 {
-	return !THPCOW_UP_TO_6_12;
+	return THPCOW_HAS_HUGE_ZERO_WP_THP;
 }
 
 #endif /* THPCOW_COMPAT_SERIES_H */

@@ -7,7 +7,7 @@
  */
 #include "../thpcow.h"
 
-#if !THPCOW_UP_TO_6_1
+#if THPCOW_HAS_MTHP
 /* hugepage_global_enabled() and hugepage_global_always() */
 static bool thpcow_global_thp(unsigned long flags)
 {
@@ -18,7 +18,7 @@ static bool thpcow_global_thp(unsigned long flags)
 bool thpcow_thp_vma_allowable_order(struct vm_area_struct *vma,
 				    unsigned long haddr)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_HUGEPAGE_VMA_CHECK
 	/* __transparent_hugepage_enabled(), which 5.10's fault path asks */
 	unsigned long flags = READ_ONCE(*thpcow_ksyms.transparent_hugepage_flags);
 
@@ -37,7 +37,7 @@ bool thpcow_thp_vma_allowable_order(struct vm_area_struct *vma,
 	if (flags & (1 << TRANSPARENT_HUGEPAGE_REQ_MADV_FLAG))
 		return !!(vma->vm_flags & VM_HUGEPAGE);
 	return false;
-#elif THPCOW_UP_TO_6_1
+#elif !THPCOW_HAS_MTHP
 	return transhuge_vma_suitable(vma, haddr) &&
 	       thpcow_call(hugepage_vma_check)(vma, vma->vm_flags,
 					       false, true, true);
@@ -61,7 +61,11 @@ bool thpcow_thp_vma_allowable_order(struct vm_area_struct *vma,
 		if (!orders)
 			return false;
 	}
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_TVA_FLAGS
+	/* smaps false, in_pf true, enforce_sysfs true */
+	return thpcow_call(__thp_vma_allowable_orders)(vma, vm_flags, false,
+						       true, true, orders);
+#elif !THPCOW_HAS_TVA_TYPE
 	return thpcow_call(__thp_vma_allowable_orders)(vma, vm_flags,
 						       TVA_IN_PF | TVA_ENFORCE_SYSFS,
 						       orders);
@@ -74,7 +78,7 @@ bool thpcow_thp_vma_allowable_order(struct vm_area_struct *vma,
 
 gfp_t thpcow_vma_thp_gfp_mask(struct vm_area_struct *vma)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_VMA_THP_GFP_MASK
 	/* alloc_hugepage_direct_gfpmask(), static in 5.10's mm/huge_memory.c */
 	unsigned long *flags = thpcow_ksyms.transparent_hugepage_flags;
 	const bool vma_madvised = !!(vma->vm_flags & VM_HUGEPAGE);
@@ -98,7 +102,7 @@ gfp_t thpcow_vma_thp_gfp_mask(struct vm_area_struct *vma)
 
 void thpcow_count_thp_event(enum vm_event_item item)
 {
-#if !THPCOW_UP_TO_6_1
+#if THPCOW_HAS_MTHP_STATS
 	/* count_mthp_stat(HPAGE_PMD_ORDER, ...) */
 	enum mthp_stat_item mthp;
 

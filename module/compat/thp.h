@@ -16,13 +16,14 @@
 #include <linux/swap.h>
 #include <linux/vmstat.h>
 
+#include "features.h"
 #include "ksyms.h"
 #include "series.h"
 
 /* is_huge_zero_pmd(); 7.x's huge zero folio may be larger than a PMD. */
 static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
 {
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_LARGE_HUGE_ZERO_FOLIO
 	return pmd_present(pmd) &&
 	       READ_ONCE(*thpcow_ksyms.huge_zero_pfn) == pmd_pfn(pmd);
 #else
@@ -34,13 +35,13 @@ static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
 
 /*
  * What a write fault that gave the faulting mm a page of its own returns.
- * 5.10's GUP needs VM_FAULT_WRITE there, as do_wp_page() and the reuse in
- * do_huge_pmd_wp_page() return it: on it faultin_page() sets FOLL_COW, so
- * that a FOLL_FORCE write into a read-only private mapping (ptrace,
+ * Before 6.0 GUP needs VM_FAULT_WRITE there, as do_wp_page() and the reuse
+ * in do_huge_pmd_wp_page() return it: on it faultin_page() sets FOLL_COW,
+ * so that a FOLL_FORCE write into a read-only private mapping (ptrace,
  * /proc/PID/mem) follows the page it got instead of faulting again. 6.0
  * removed FOLL_COW (GUP checks PageAnonExclusive), 6.2 VM_FAULT_WRITE.
  */
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_NO_FOLL_COW
 #define THPCOW_VM_FAULT_WRITE	VM_FAULT_WRITE
 #else
 #define THPCOW_VM_FAULT_WRITE	0
@@ -50,7 +51,7 @@ static inline bool thpcow_is_huge_zero_pmd(pmd_t pmd)
 static inline vm_fault_t thpcow_split_huge_pmd(struct vm_fault *vmf)
 {
 	vmf->ptl = pmd_lockptr(vmf->vma->vm_mm, vmf->pmd);
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_SPLIT_HUGE_PMD_NO_FOLIO
 	thpcow_call(__split_huge_pmd)(vmf->vma, vmf->pmd, vmf->address, false,
 				      NULL);
 #else
@@ -76,13 +77,13 @@ static inline struct folio *thpcow_vma_alloc_folio(struct vm_area_struct *vma,
 						   unsigned long haddr,
 						   gfp_t gfp)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_VMA_ALLOC_FOLIO
 	struct page *page = alloc_hugepage_vma(gfp, vma, haddr, HPAGE_PMD_ORDER);
 
 	if (page)
 		thpcow_call(prep_transhuge_page)(page);
 	return (struct folio *)page;
-#elif THPCOW_UP_TO_6_12
+#elif !THPCOW_HAS_VMA_ALLOC_FOLIO_NO_HUGEPAGE
 	return vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr, true);
 #else
 	return vma_alloc_folio(gfp, HPAGE_PMD_ORDER, vma, haddr);
@@ -93,7 +94,7 @@ static inline struct folio *thpcow_vma_alloc_folio(struct vm_area_struct *vma,
 static inline int thpcow_mem_cgroup_charge(struct folio *folio,
 					   struct mm_struct *mm, gfp_t gfp)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_MEMCG_CHARGE_FOLIO
 	return mem_cgroup_charge(thpcow_folio_page(folio), mm, gfp);
 #else
 	return mem_cgroup_charge(folio, mm, gfp);
@@ -103,7 +104,7 @@ static inline int thpcow_mem_cgroup_charge(struct folio *folio,
 /* 7.x gives a new THP its memcg's deferred split list. */
 static inline int thpcow_folio_memcg_alloc_deferred(struct folio *folio)
 {
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_FOLIO_MEMCG_ALLOC_DEFERRED
 	return 0;
 #else
 	return thpcow_call(folio_memcg_alloc_deferred)(folio);
@@ -114,10 +115,10 @@ static inline int thpcow_folio_memcg_alloc_deferred(struct folio *folio)
 static inline void thpcow_folio_zero_user(struct folio *folio,
 					  unsigned long addr)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_FOLIO_ZERO_USER
 	thpcow_call(clear_huge_page)(thpcow_folio_page(folio), addr,
 				     HPAGE_PMD_NR);
-#elif THPCOW_UP_TO_6_12
+#elif !THPCOW_HAS_USER_ALLOC_NEEDS_ZEROING
 	thpcow_call(folio_zero_user)(folio, addr);
 #else
 	/* Otherwise the allocator zeroed it already (init_on_alloc). */
@@ -132,8 +133,9 @@ static inline void thpcow_folio_zero_user(struct folio *folio,
  * check the copy recovers from is not reported otherwise (the handler only
  * fixes up the copy), and each later copy of the page would take another.
  * 6.1's copy_mc_user_highpage() does not report, its caller does
- * (__wp_page_copy_user()); 6.9 moved the report into it. 5.10 has no
- * machine-check-safe CoW copy at all: its own copies cannot recover.
+ * (__wp_page_copy_user()); 6.9 moved the report into it. Without it (5.10)
+ * the kernel has no machine-check-safe CoW copy at all: its own copies
+ * cannot recover; copy_mc_to_kernel() is what it is built on.
  */
 static inline int thpcow_copy_mc_user_highpage(struct page *to,
 					       struct page *from,
@@ -142,30 +144,31 @@ static inline int thpcow_copy_mc_user_highpage(struct page *to,
 {
 	int ret;
 
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_COPY_MC_USER_HIGHPAGE
 	/* x86-64 (module/Kbuild) has no highmem: every page is mapped. */
 	ret = copy_mc_to_kernel(page_address(to), page_address(from), PAGE_SIZE);
 #else
 	ret = copy_mc_user_highpage(to, from, vaddr, vma);
 #endif
-	if (ret)
+	if (ret && !THPCOW_HAS_COPY_MC_REPORTS)
 		memory_failure_queue(page_to_pfn(from), 0);
 	return ret;
 }
 
 /*
  * Copy @src into @dst; non-zero (-EHWPOISON) if a poisoned subpage of @src
- * was met, reported to memory_failure(), and @dst is not to be used. Up to
- * 6.1 copy_user_huge_page() copies with plain copy_user_highpage(), which
- * cannot recover from a machine check: copy each subpage machine-check-
- * safely, as 6.2's copy_user_large_folio() does (and reports, from 6.9).
+ * was met, reported to memory_failure(), and @dst is not to be used.
+ * Before copy_user_large_folio(), copy_user_huge_page() copies with plain
+ * copy_user_highpage(), which cannot recover from a machine check: copy
+ * each subpage machine-check-safely, as copy_user_large_folio() does (and
+ * reports: 6.8's in its callback, 6.9 on in copy_mc_user_highpage()).
  */
 static inline int thpcow_copy_user_large_folio(struct folio *dst,
 					       struct folio *src,
 					       unsigned long addr,
 					       struct vm_area_struct *vma)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_COPY_USER_LARGE_FOLIO
 	struct page *to = thpcow_folio_page(dst), *from = thpcow_folio_page(src);
 	unsigned long haddr = addr & HPAGE_PMD_MASK;
 	int i;
@@ -185,10 +188,12 @@ static inline int thpcow_copy_user_large_folio(struct folio *dst,
 /* Does the kernel know @folio holds a poisoned page? 5.10 does not track it. */
 static inline bool thpcow_folio_test_has_hwpoisoned(struct folio *folio)
 {
-#if THPCOW_UP_TO_5_10
-	return false;
-#else
+#if THPCOW_HAS_FOLIO
 	return folio_test_has_hwpoisoned(folio);
+#elif THPCOW_HAS_HWPOISONED_FLAG
+	return PageHasHWPoisoned(thpcow_folio_page(folio));
+#else
+	return false;
 #endif
 }
 
@@ -196,9 +201,9 @@ static inline bool thpcow_folio_test_has_hwpoisoned(struct folio *folio)
 static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
 						struct vm_area_struct *vma)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_REMOVE_RMAP_VMA
 	thpcow_call(page_remove_rmap)(thpcow_folio_page(src), true);
-#elif THPCOW_UP_TO_6_1
+#elif !THPCOW_HAS_FOLIO_REMOVE_RMAP_PMD
 	thpcow_call(page_remove_rmap)(thpcow_folio_page(src), vma, true);
 #else
 	thpcow_call(folio_remove_rmap_pmd)(src, thpcow_folio_page(src), vma);
@@ -209,10 +214,11 @@ static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
  * Would the kernel's own CoW not copy @page, or copy it for another reason
  * than that it is shared? If so, says why in *@why. Caller holds the PMD
  * lock. Mirrors do_huge_pmd_wp_page() of the series: a THP nobody else
- * holds is reused, never copied (5.10 tells by its map count; later series
- * by PageAnonExclusive, or by a reference count of one once the other
- * sharers exited or exec'd); swap cache, KSM and poisoned THPs are left to
- * the kernel. On 5.10 a shared page may be pinned for DMA (a read-only
+ * holds is reused, never copied (before PageAnonExclusive, 5.10 and 5.15,
+ * it tells by its map count, reuse_swap_page(); later series by
+ * PageAnonExclusive, or by a reference count of one once the other sharers
+ * exited or exec'd); swap cache, KSM and poisoned THPs are left to the
+ * kernel. Before 5.19 a shared page may be pinned for DMA (a read-only
  * pin does not unshare there) and must stay the one the device sees. From
  * 5.19 on a shared anonymous page cannot be pinned: GUP unshares it first
  * (FAULT_FLAG_UNSHARE), fork() copies a pinned one, and a pinned page is
@@ -222,7 +228,7 @@ static inline void thpcow_folio_remove_rmap_pmd(struct folio *src,
 static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 				       enum thpcow_stat *why)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_ANON_EXCLUSIVE
 	if (thpcow_call(page_trans_huge_mapcount)(page, NULL) <= 1)
 		*why = THPCOW_STAT_NOT_SHARED;
 	else if (page_maybe_dma_pinned(page))
@@ -244,12 +250,35 @@ static inline bool thpcow_copy_refused(struct folio *folio, struct page *page,
 	return true;
 }
 
+/*
+ * A first look without the PMD lock (the ftrace callback's): is the THP
+ * @pmd maps one do_huge_pmd_wp_page() reuses at once because it is
+ * PageAnonExclusive (5.19 on; 6.1's, 6.8's, 6.12's and 7.3's check it
+ * before anything else)? thpcow_copy_refused() decides under the lock;
+ * this only spares such faults the detour. The THP may be unmapped and
+ * freed meanwhile (a concurrent MADV_DONTNEED holds mmap_lock for read
+ * too), so the flags are read raw, without PageAnonExclusive()'s
+ * VM_BUG_ON_PGFLAGS(!PageAnon()); a stale answer costs one detour or one
+ * fault passed to the kernel, which reuses or copies it itself.
+ */
+static inline bool thpcow_thp_maybe_exclusive(pmd_t pmd)
+{
+#if THPCOW_HAS_ANON_EXCLUSIVE
+	struct page *page = pmd_page(pmd);
+
+	return folio_test_anon(page_folio(page)) &&
+	       test_bit(PG_anon_exclusive, (unsigned long *)&page->flags);
+#else
+	return false;
+#endif
+}
+
 static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *range,
 						  struct vm_area_struct *vma,
 						  unsigned long start,
 						  unsigned long end)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_MMU_NOTIFIER_RANGE_NO_VMA
 	mmu_notifier_range_init(range, MMU_NOTIFY_CLEAR, 0, vma, vma->vm_mm,
 				start, end);
 #else
@@ -268,7 +297,7 @@ static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vm
 						       unsigned long haddr,
 						       pmd_t *pmd)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH
 	pmdp_huge_clear_flush_notify(vma, haddr, pmd);
 #else
 	pmdp_huge_clear_flush(vma, haddr, pmd);
@@ -276,14 +305,14 @@ static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vm
 }
 
 /*
- * The end of a range begun with mmu_notifier_invalidate_range_start(): up
- * to 6.1 in its _only_end form, as wp_page_copy() does after a _notify
+ * The end of a range begun with mmu_notifier_invalidate_range_start():
+ * before 6.6 in its _only_end form, as wp_page_copy() does after a _notify
  * clear; the plain form would invalidate the secondary TLBs a second time.
  */
 static inline void
 thpcow_mmu_notifier_invalidate_range_end(struct mmu_notifier_range *range)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH
 	mmu_notifier_invalidate_range_only_end(range);
 #else
 	mmu_notifier_invalidate_range_end(range);
@@ -295,12 +324,14 @@ static inline void thpcow_folio_add_new_anon_rmap(struct folio *folio,
 						  struct vm_area_struct *vma,
 						  unsigned long haddr)
 {
-#if THPCOW_UP_TO_5_10
+#if !THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND
 	thpcow_call(page_add_new_anon_rmap)(thpcow_folio_page(folio), vma,
 					    haddr, true);
-#elif THPCOW_UP_TO_6_1
+#elif !THPCOW_HAS_FOLIO_ADD_NEW_ANON_RMAP
 	thpcow_call(page_add_new_anon_rmap)(thpcow_folio_page(folio), vma,
 					    haddr);
+#elif !THPCOW_HAS_NEW_ANON_RMAP_FLAGS
+	thpcow_call(folio_add_new_anon_rmap)(folio, vma, haddr);
 #else
 	thpcow_call(folio_add_new_anon_rmap)(folio, vma, haddr, RMAP_EXCLUSIVE);
 #endif
@@ -309,7 +340,7 @@ static inline void thpcow_folio_add_new_anon_rmap(struct folio *folio,
 static inline void thpcow_folio_add_lru_vma(struct folio *folio,
 					    struct vm_area_struct *vma)
 {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_FOLIO_ADD_LRU_VMA
 	thpcow_call(lru_cache_add_inactive_or_unevictable)(thpcow_folio_page(folio),
 							   vma);
 #else
@@ -323,7 +354,7 @@ static inline void thpcow_folio_add_lru_vma(struct folio *folio,
  */
 static inline void thpcow_deferred_split_folio(struct folio *folio)
 {
-#if !THPCOW_UP_TO_6_1
+#if THPCOW_HAS_THP_UNDERUSED_SHRINKER
 	thpcow_call(deferred_split_folio)(folio, false);
 #endif
 }
@@ -331,7 +362,7 @@ static inline void thpcow_deferred_split_folio(struct folio *folio)
 /* folio_mk_pmd(), made dirty as a fault's. */
 static inline pmd_t thpcow_folio_mk_pmd(struct folio *folio, pgprot_t prot)
 {
-#if THPCOW_UP_TO_6_12
+#if !THPCOW_HAS_FOLIO_MK_PMD
 	return pmd_mkdirty(mk_huge_pmd(thpcow_folio_page(folio), prot));
 #else
 	return pmd_mkdirty(folio_mk_pmd(folio, prot));
@@ -343,7 +374,7 @@ static inline pmd_t thpcow_maybe_pmd_mkwrite(pmd_t pmd,
 					     struct vm_area_struct *vma)
 {
 	if (likely(vma->vm_flags & VM_WRITE)) {
-#if THPCOW_UP_TO_6_1
+#if !THPCOW_HAS_PMD_MKWRITE_VMA
 		pmd = pmd_mkwrite(pmd);
 #else
 		pmd = pmd_mkwrite(pmd, vma);

@@ -74,6 +74,54 @@ zero_leaves_shared_thps() {
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
 }
 
+# softdirty_rewrite: first-touch THPs, write-protect them by clearing the
+# soft-dirty bits (/proc/self/clear_refs 4: exclusive, the process's own),
+# and write one byte per 2 MiB again; prints the AnonHugePages kB after.
+softdirty_rewrite() {
+	python3 - "$size" <<-'PY'
+	import ctypes, re, sys
+	size, hp = int(sys.argv[1]) << 20, 2 << 20
+	libc = ctypes.CDLL(None, use_errno=True)
+	libc.mmap.restype = ctypes.c_void_p
+	libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+			      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+	raw = libc.mmap(None, size + hp, 3, 0x22, -1, 0)  # RW, PRIVATE|ANONYMOUS
+	base = (raw + hp - 1) & ~(hp - 1)
+	libc.madvise(ctypes.c_void_p(base), ctypes.c_size_t(size), 14)  # MADV_HUGEPAGE
+	def touch():
+	    for off in range(0, size, hp):
+	        ctypes.c_char.from_address(base + off).value = b"x"
+	touch()
+	with open("/proc/self/clear_refs", "w") as f:
+	    f.write("4")
+	touch()
+	kb, inside = 0, False
+	for line in open("/proc/self/smaps"):
+	    m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
+	    if m:
+	        inside = int(m.group(1), 16) <= base < int(m.group(2), 16)
+	    elif inside and line.startswith("AnonHugePages:"):
+	        kb = int(line.split()[1])
+	print(kb)
+	PY
+}
+
+# 'copy' leaves to the kernel, without even a detour through thpcow, a
+# write fault on a THP the kernel reuses at once because it is the
+# process's own (PageAnonExclusive, 5.19 on): here, THPs write-protected
+# by clearing their soft-dirty bits.
+copy_skips_exclusive() {
+	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] || return 1
+	((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= 519)) ||
+		skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
+	local calls kb
+	calls=$(stat_of hook_calls)
+	kb=$("$ctl" exec copy --children -- bash -c "$(declare -f softdirty_rewrite); size=$size softdirty_rewrite") ||
+		return 1
+	check_eq "$kb" $((size * 1024)) "AnonHugePages kB after the second writes"
+	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+}
+
 kernel_after_fork_splits() {
 	fork_write kernel kernel
 	check_eq "$(val kernel child_thp_split_pmd)" "$regions" "child splits"
@@ -118,6 +166,7 @@ cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
 	copy_reuses_after_child_exit # 'copy' after the child exited: reused in place, no copy
 	zero_leaves_shared_thps  # 'zero' and shared THPs: not redirected, stock split
+	copy_skips_exclusive     # 'copy' and a process's own THPs: not redirected
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
 	split_is_stock_here      # 'split' where the kernel splits anyway: the same
 	split_on_native          # 'split' on 7.x: the stock <= 6.12 split

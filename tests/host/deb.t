@@ -84,9 +84,11 @@ dkms_package() {
 		"" "deprecated keys"
 	# shellcheck disable=SC2016 # a literal $(
 	check_eq "$(grep -c '\$(' "$conf")" 0 "commands run while DKMS reads dkms.conf"
-	# The series DKMS builds for: module/Kbuild's that split (not 7.x).
+	# The series DKMS builds for: module/Kbuild's that split (not 7.x),
+	# Debian's and Ubuntu's.
 	check_eq "$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\^(\(.*\))\\\.\"$/\1/p' "$conf" | sed 's/\\//g; s/|/ /g')" \
-		"$(sed -n 's/^thpcow-series := //p' module/Kbuild | sed 's/ 7\.[0-9]*//')" \
+		"$(sed -n 's/^thpcow-\(ubuntu-\)\{0,1\}series := //p' module/Kbuild | tr ' ' '\n' |
+			grep -v '^7\.' | sort -V | paste -sd ' ')" \
 		"BUILD_EXCLUSIVE_KERNEL: module/Kbuild's series before 6.13"
 }
 

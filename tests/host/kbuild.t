@@ -2,8 +2,9 @@
 # tests/host/kbuild.t: the one-line refusals of module/Kbuild, read by make
 # alone with the variables a kernel's build would give it (no kernel tree
 # needed): a kernel for another architecture than x86-64, or without an
-# option thpcow needs, or of a series module/compat/ does not know, is
-# refused with one "thpcow: ..." line before anything is compiled; an
+# option thpcow needs, or of a series module/compat/ does not know (Ubuntu's
+# 5.15 and 6.8 are known, vanilla ones not), is refused with one
+# "thpcow: ..." line before anything is compiled; an
 # x86-64 kernel of a known series with the options passes them all. DKMS
 # (dkms.conf) and an in-tree build (module/Kconfig) refuse other
 # architectures too.
@@ -39,11 +40,29 @@ other_arch_refused() {
 option_refused() {
 	check_eq "$(refusal CONFIG_KPROBES=)" \
 		"thpcow: this kernel lacks CONFIG_KPROBES, which thpcow needs" "no KPROBES"
+	check_eq "$(refusal CONFIG_PREEMPT_RT=y)" \
+		"thpcow: this kernel is PREEMPT_RT, which thpcow does not support (its fork and exit tracepoint probes allocate and take a spinlock_t)" \
+		"PREEMPT_RT"
+	check_match "$(<module/Kconfig)" $'\n\tdepends on !PREEMPT_RT\n' "module/Kconfig: not PREEMPT_RT"
 }
 
+known="supported: 5.10 6.1 6.12 7.3 and Ubuntu's 5.15 6.8"
 series_refused() {
 	check_eq "$(refusal VERSION=6 PATCHLEVEL=2)" \
-		"thpcow: Linux 6.2 is not supported (supported: 5.10 6.1 6.12 7.3)" "6.2"
+		"thpcow: Linux 6.2 is not supported ($known)" "6.2"
+}
+
+# Ubuntu's kernels by what they are: its series, configured from its tree
+# (CONFIG_UBUNTU_ODM_DRIVERS, which only ubuntu/Kconfig defines).
+ubuntu_series() {
+	check_eq "$(refusal VERSION=6 PATCHLEVEL=8 CONFIG_UBUNTU_ODM_DRIVERS=y)" "" "Ubuntu's 6.8"
+	check_eq "$(refusal VERSION=5 PATCHLEVEL=15 CONFIG_UBUNTU_ODM_DRIVERS=y)" "" "Ubuntu's 5.15"
+	check_eq "$(refusal VERSION=6 PATCHLEVEL=8)" \
+		"thpcow: Linux 6.8 is not supported ($known)" "a vanilla 6.8"
+	check_eq "$(refusal VERSION=5 PATCHLEVEL=15)" \
+		"thpcow: Linux 5.15 is not supported ($known)" "a vanilla 5.15"
+	check_eq "$(refusal CONFIG_UBUNTU_ODM_DRIVERS=y)" \
+		"thpcow: Linux 6.1 (Ubuntu's) is not supported ($known)" "an Ubuntu 6.1"
 }
 
 dkms_and_kconfig() {
@@ -54,8 +73,9 @@ dkms_and_kconfig() {
 cases=(
 	x86_64_passes      # x86-64, a known series, the options: no refusal
 	other_arch_refused # arm64, 32-bit x86: one line, before any compiler
-	option_refused     # a missing option: one line naming it
+	option_refused     # a missing option, or PREEMPT_RT: one line naming it
 	series_refused     # an unknown series: one line with the known ones
+	ubuntu_series      # Ubuntu's 5.15 and 6.8 pass, vanilla ones do not
 	dkms_and_kconfig   # DKMS and Kconfig refuse other architectures too
 )
 tap_run "${cases[@]}"

@@ -136,7 +136,7 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	struct utsname uts;
 	bool json = false, have_stats = false, have_mode = false;
 	enum kernel_zero k = KERNEL_ZERO_UNKNOWN;
-	const char *without = NULL;
+	const char *without = NULL, *sw = kernel_zero_switch();
 	unsigned int mode = 0;
 	int opt, ret, sb;
 	char why[160];
@@ -203,6 +203,12 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 		FIELD_STR("thp 2048kB enabled", "thp_2048kB_enabled",
 			  thp_setting("hugepages-2048kB/enabled", thp[4],
 				      sizeof(thp[4]))),
+		/* a kernel's own switch for the fault (openEuler's) */
+		FIELD_STR("kernel switch", "zero_page_full_cow", sw),
+		FIELD_STR("zero-page path", "zero_page_path",
+			  kernel_zero_path(sw, mi.loaded,
+					   mi.abi_ok && (mi.ver.features &
+							 THPCOW_FEATURE_NATIVE_ZERO))),
 	};
 
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);

@@ -57,7 +57,7 @@ static int cmd_probe(const struct verb *v, int argc, char *argv[])
 	enum kernel_zero k;
 	struct utsname uts;
 	char why[160] = "";
-	const char *unknown_why;
+	const char *unknown_why, *sw;
 	int opt;
 
 	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
@@ -73,11 +73,16 @@ static int cmd_probe(const struct verb *v, int argc, char *argv[])
 	if (cond)
 		return condition(uts.release, k, why);
 	unknown_why = k == KERNEL_ZERO_UNKNOWN ? why : NULL;
+	sw = kernel_zero_switch();
 
 	const struct field fields[] = {
 		FIELD_STR("kernel", "kernel", uts.release),
 		FIELD_STR("without thpcow", "without_thpcow", kernel_zero_name(k)),
 		FIELD_STR("why unknown", "why_unknown", unknown_why),
+		FIELD_STR("kernel switch", "zero_page_full_cow", sw),
+		/* with the module loaded, status says (native zero) */
+		FIELD_STR("zero-page path", "zero_page_path",
+			  module_loaded() ? NULL : kernel_zero_path(sw, false, false)),
 		FIELD_BOOL("series supported", "series_supported",
 			   series_known(uts.release)),
 		FIELD_BOOL("module installed", "module_installed",

@@ -136,9 +136,42 @@ int series_known(const char *release)
 	return 0;
 }
 
+const char *kernel_zero_switch(void)
+{
+	char v[16] = "";
+
+	if (read_line(THP_SYSFS "zero_page_full_cow", v, sizeof(v)))
+		return NULL;
+	return strcmp(v, "0") ? "on" : "off";
+}
+
+const char *kernel_zero_path(const char *sw, bool loaded, bool native)
+{
+	bool on = sw && !strcmp(sw, "on");
+
+	if (!sw)
+		return NULL;
+	if (!loaded)
+		return on ? "the kernel's own whole THP (its zero_page_full_cow is on)" :
+			"the kernel's split (its zero_page_full_cow is off: "
+			"writing 1 there gives whole THPs without thpcow)";
+	if (native)
+		return "the kernel's own whole THP (zero_page_full_cow was on when "
+			"thpcow loaded: 'zero' passes through, 'split' splits)";
+	return on ? "thpcow's whole THP in the memory its rules name, the kernel's "
+		"own (zero_page_full_cow, on since thpcow loaded) elsewhere" :
+		"thpcow's whole THP in the memory its rules name, the kernel's "
+		"split elsewhere (zero_page_full_cow is off)";
+}
+
 /* One sentence on what k means for thpcow on release. */
 const char *kernel_zero_advice(enum kernel_zero k, const char *release)
 {
+	const char *sw = kernel_zero_switch();
+
+	if (k == KERNEL_ZERO_SUBSTITUTES && sw && !strcmp(sw, "on"))
+		return "this kernel gives whole THPs by itself (its "
+			"zero_page_full_cow switch is on): " NEEDED_ONLY_FOR;
 	if (k == KERNEL_ZERO_SUBSTITUTES)
 		return "this kernel gives whole THPs by itself (Linux >= 6.13): "
 			NEEDED_ONLY_FOR;

@@ -7,6 +7,7 @@
 #ifndef THPCOWCTL_PROBE_H
 #define THPCOWCTL_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* module/Kbuild's thpcow-series (tests/host/install.t checks they agree) */
@@ -25,6 +26,17 @@ enum kernel_zero kernel_zero_probe(char *why, size_t len);
 const char *kernel_zero_name(enum kernel_zero k);
 /* One sentence on what k means for thpcow on release (status, probe). */
 const char *kernel_zero_advice(enum kernel_zero k, const char *release);
+
+/*
+ * A kernel's own switch for the fault (openEuler's 6.6 backport of 6.13's
+ * behaviour: transparent_hugepage/zero_page_full_cow): "on", "off", or
+ * NULL where there is none. kernel_zero_path() says, in one sentence,
+ * which path a write fault on the huge zero page takes there, with the
+ * module loaded or not and, loaded, whether it found the kernel
+ * substituting at load (native zero); NULL where there is no switch.
+ */
+const char *kernel_zero_switch(void);
+const char *kernel_zero_path(const char *sw, bool loaded, bool native);
 
 /* Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? */
 int series_of(const char *release, char *series, size_t len);

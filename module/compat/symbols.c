@@ -9,7 +9,7 @@
  * functions into their static calls, which the kernel patches into direct
  * calls, and compat/ibt.c checks that it did before the hook goes live.
  */
-#include "thpcow.h"
+#include "../thpcow.h"
 
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -21,7 +21,7 @@ struct thpcow_calls thpcow_calls;
 #define THPCOW_FUNC(sym)	DEFINE_STATIC_CALL_NULL(thpcow_ksym_##sym, sym);
 #define THPCOW_OPTIONAL(sym)	THPCOW_FUNC(sym)
 #define THPCOW_VAR(sym)
-#include "compat/ksym-list.h"
+#include "ksym-list.h"
 
 struct thpcow_ksym {
 	const char *name;
@@ -43,7 +43,7 @@ static struct thpcow_ksym thpcow_ksym_table[] __ro_after_init = {
 #define THPCOW_OPTIONAL(sym)	THPCOW_KSYM_CALL(sym, false),
 #define THPCOW_VAR(sym)							\
 	{ .name = #sym, .required = true, .var = (void **)&thpcow_ksyms.sym },
-#include "compat/ksym-list.h"
+#include "ksym-list.h"
 };
 
 static void *thpcow_kprobe_kallsyms_lookup_name(void)

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The upstream API changes compat/ follows, one name each: THPCOW_HAS_<X>
+ * is 1 where the kernel has change X. Each is defined from the kernel's
+ * version (LINUX_VERSION_CODE) at the release that made the change, and
+ * nowhere else is a version compared. A new series means reading its own
+ * source for each entry, not re-auditing every #if.
+ *
+ * A distribution kernel that backported a change (or reverted one) says
+ * so in its override block, at the top, by defining the feature before
+ * the table does; module/Kbuild names the distribution
+ * (THPCOW_DISTRO_UBUNTU). Each override says where in that kernel's own
+ * tree it was read.
+ *
+ * Versions: the release whose tree first has the change, with the upstream
+ * commit's subject. "unpinned A..B" marks a change this file could not
+ * date more closely than "not in A, in B" (the trees read: Debian's 5.10,
+ * 6.1, 6.12 and 7.3, Ubuntu's 5.15 and 6.8); the boundary is set where the
+ * code used it before, and a series between A and B must check it.
+ */
+#ifndef THPCOW_COMPAT_FEATURES_H
+#define THPCOW_COMPAT_FEATURES_H
+
+#include <linux/version.h>
+
+#define THPCOW_SINCE(major, minor) \
+	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
+
+/* ---- Per-kernel overrides ---- */
+
+#if defined(THPCOW_DISTRO_UBUNTU) && !THPCOW_SINCE(5, 16) && THPCOW_SINCE(5, 15)
+/*
+ * Ubuntu 22.04's 5.15.0-185 (Makefile 5.15.200):
+ * - include/linux/highmem.h has copy_mc_user_highpage() and mm/memory.c's
+ *   wp_page_copy() queues a poisoned source for memory_failure(): 6.1's
+ *   recovery from CoW machine checks, backported.
+ * - Module.symvers exports cgroup_get_from_id() (EXPORT_SYMBOL_GPL).
+ */
+#define THPCOW_HAS_COPY_MC_USER_HIGHPAGE	1
+#define THPCOW_HAS_CGROUP_GET_FROM_ID		1
+#endif
+
+/*
+ * Ubuntu 24.04's 6.8.0-49 (Makefile 6.8.12): its mm/huge_memory.c,
+ * mm/memory.c and include/ give every entry below the value of upstream
+ * 6.8; nothing to override.
+ */
+
+/* ---- The table, oldest first ---- */
+
+/* 5.11 "ftrace: Have the callbacks receive a struct ftrace_regs instead of pt_regs" */
+#ifndef THPCOW_HAS_FTRACE_REGS
+#define THPCOW_HAS_FTRACE_REGS			THPCOW_SINCE(5, 11)
+#endif
+
+/* 5.11 "ftrace: Reverse what the RECURSION flag means in the ftrace_ops" */
+#ifndef THPCOW_HAS_FTRACE_RECURSION_SAFE_DEFAULT
+#define THPCOW_HAS_FTRACE_RECURSION_SAFE_DEFAULT THPCOW_SINCE(5, 11)
+#endif
+
+/* 5.11 "mm,thp,shmem: limit shmem THP alloc gfp_mask": vma_thp_gfp_mask() */
+#ifndef THPCOW_HAS_VMA_THP_GFP_MASK
+#define THPCOW_HAS_VMA_THP_GFP_MASK		THPCOW_SINCE(5, 11)
+#endif
+
+/* 5.14 "mm: memory: add orig_pmd to struct vm_fault" (do_huge_pmd_wp_page(vmf)) */
+#ifndef THPCOW_HAS_VMF_ORIG_PMD
+#define THPCOW_HAS_VMF_ORIG_PMD			THPCOW_SINCE(5, 14)
+#endif
+
+/*
+ * 5.15 "mm, memcg: inline mem_cgroup_{charge/uncharge} to improve disabled
+ * memcg config": __mem_cgroup_charge() behind an inline mem_cgroup_charge()
+ */
+#ifndef THPCOW_HAS_MEMCG_CHARGE_INLINE
+#define THPCOW_HAS_MEMCG_CHARGE_INLINE		THPCOW_SINCE(5, 15)
+#endif
+
+/*
+ * 5.15 "mm, memcg: inline swap-related functions to improve disabled memcg
+ * config": __cgroup_throttle_swaprate() behind an inline
+ */
+#ifndef THPCOW_HAS_MEMCG_SWAPRATE_INLINE
+#define THPCOW_HAS_MEMCG_SWAPRATE_INLINE	THPCOW_SINCE(5, 15)
+#endif
+
+/* 5.15 "mm: filemap: check if THP has hwpoisoned subpage for PMD page fault" */
+#ifndef THPCOW_HAS_HWPOISONED_FLAG
+#define THPCOW_HAS_HWPOISONED_FLAG		THPCOW_SINCE(5, 15)
+#endif
+
+/* 5.16 "mm: Introduce struct folio" (and the folio helpers of that merge) */
+#ifndef THPCOW_HAS_FOLIO
+#define THPCOW_HAS_FOLIO			THPCOW_SINCE(5, 16)
+#endif
+
+/* 5.16 "mm/memcg: Convert mem_cgroup_charge() to take a folio" */
+#ifndef THPCOW_HAS_MEMCG_CHARGE_FOLIO
+#define THPCOW_HAS_MEMCG_CHARGE_FOLIO		THPCOW_SINCE(5, 16)
+#endif
+
+/* 5.18 "mm/munlock: rmap call mlock_vma_page() munlock_vma_page()": page_remove_rmap(page, vma, compound) */
+#ifndef THPCOW_HAS_REMOVE_RMAP_VMA
+#define THPCOW_HAS_REMOVE_RMAP_VMA		THPCOW_SINCE(5, 18)
+#endif
+
+/* 5.19 "mm: remember exclusively mapped anonymous pages with PG_anon_exclusive" */
+#ifndef THPCOW_HAS_ANON_EXCLUSIVE
+#define THPCOW_HAS_ANON_EXCLUSIVE		THPCOW_SINCE(5, 19)
+#endif
+
+/* 5.19 "mm/rmap: drop "compound" parameter from page_add_new_anon_rmap()" */
+#ifndef THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND
+#define THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND	THPCOW_SINCE(5, 19)
+#endif
+
+/* 5.19: cgroup_get_from_id() exported to modules */
+#ifndef THPCOW_HAS_CGROUP_GET_FROM_ID
+#define THPCOW_HAS_CGROUP_GET_FROM_ID		THPCOW_SINCE(5, 19)
+#endif
+
+/*
+ * 6.0 "mm/gup: fix FOLL_FORCE COW security issue and remove FOLL_COW": GUP
+ * no longer needs VM_FAULT_WRITE from a write fault that unshared a page
+ */
+#ifndef THPCOW_HAS_NO_FOLL_COW
+#define THPCOW_HAS_NO_FOLL_COW			THPCOW_SINCE(6, 0)
+#endif
+
+/* 6.0 "mm: thp: kill __transhuge_page_enabled()": hugepage_vma_check() */
+#ifndef THPCOW_HAS_HUGEPAGE_VMA_CHECK
+#define THPCOW_HAS_HUGEPAGE_VMA_CHECK		THPCOW_SINCE(6, 0)
+#endif
+
+/* 6.0 "mm: Add vma_alloc_folio()" (it preps the THP itself) */
+#ifndef THPCOW_HAS_VMA_ALLOC_FOLIO
+#define THPCOW_HAS_VMA_ALLOC_FOLIO		THPCOW_SINCE(6, 0)
+#endif
+
+/* 6.1 "mm, hwpoison: try to recover from copy-on write faults": copy_mc_user_highpage() */
+#ifndef THPCOW_HAS_COPY_MC_USER_HIGHPAGE
+#define THPCOW_HAS_COPY_MC_USER_HIGHPAGE	THPCOW_SINCE(6, 1)
+#endif
+
+/* 6.2 "mm: convert mm's rss stats into percpu_counter": mm_trace_rss_stat(mm, member) */
+#ifndef THPCOW_HAS_RSS_STAT_PERCPU
+#define THPCOW_HAS_RSS_STAT_PERCPU		THPCOW_SINCE(6, 2)
+#endif
+
+/* 6.2 "ftrace: rename ftrace_instruction_pointer_set() -> ftrace_regs_set_instruction_pointer()", with ftrace_regs_get_argument() */
+#ifndef THPCOW_HAS_FTRACE_REGS_ACCESSORS
+#define THPCOW_HAS_FTRACE_REGS_ACCESSORS	THPCOW_SINCE(6, 2)
+#endif
+
+/* unpinned 6.1..6.8: __folio_throttle_swaprate() replaces __cgroup_throttle_swaprate() */
+#ifndef THPCOW_HAS_FOLIO_THROTTLE_SWAPRATE
+#define THPCOW_HAS_FOLIO_THROTTLE_SWAPRATE	THPCOW_SINCE(6, 2)
+#endif
+
+/* unpinned 6.1..6.8: mmu_notifier_range_init() without its vma */
+#ifndef THPCOW_HAS_MMU_NOTIFIER_RANGE_NO_VMA
+#define THPCOW_HAS_MMU_NOTIFIER_RANGE_NO_VMA	THPCOW_SINCE(6, 2)
+#endif
+
+/* unpinned 6.1..6.8: folio_add_new_anon_rmap() replaces page_add_new_anon_rmap() */
+#ifndef THPCOW_HAS_FOLIO_ADD_NEW_ANON_RMAP
+#define THPCOW_HAS_FOLIO_ADD_NEW_ANON_RMAP	THPCOW_SINCE(6, 2)
+#endif
+
+/* unpinned 6.1..6.8: lru_cache_add_inactive_or_unevictable() gone, folio_add_lru_vma() it is */
+#ifndef THPCOW_HAS_FOLIO_ADD_LRU_VMA
+#define THPCOW_HAS_FOLIO_ADD_LRU_VMA		THPCOW_SINCE(6, 2)
+#endif
+
+/*
+ * unpinned 6.1..6.8: copy_user_large_folio(), machine-check safe and
+ * reporting a poisoned source itself ("mm: hwpoison: support recovery from
+ * HugePage copy-on-write faults")
+ */
+#ifndef THPCOW_HAS_COPY_USER_LARGE_FOLIO
+#define THPCOW_HAS_COPY_USER_LARGE_FOLIO	THPCOW_SINCE(6, 2)
+#endif
+
+/* 6.6 "mm: Make pte_mkwrite() take a VMA" (x86's out of line, shadow stacks) */
+#ifndef THPCOW_HAS_PMD_MKWRITE_VMA
+#define THPCOW_HAS_PMD_MKWRITE_VMA		THPCOW_SINCE(6, 6)
+#endif
+
+/*
+ * 6.6 "mmu_notifiers: don't invalidate secondary TLBs as part of
+ * mmu_notifier_invalidate_range_end()" and "mmu_notifiers: rename
+ * invalidate_range notifier": no __mmu_notifier_invalidate_range(), no
+ * only_end, the TLB flush tells secondary TLBs
+ */
+#ifndef THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH
+#define THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH	THPCOW_SINCE(6, 6)
+#endif
+
+/* 6.8 "mm/rmap: introduce folio_remove_rmap_[pte|ptes|pmd]()" */
+#ifndef THPCOW_HAS_FOLIO_REMOVE_RMAP_PMD
+#define THPCOW_HAS_FOLIO_REMOVE_RMAP_PMD	THPCOW_SINCE(6, 8)
+#endif
+
+/*
+ * 6.8 "mm: thp: introduce multi-size THP sysfs interface":
+ * huge_anon_orders_*, __thp_vma_allowable_orders() for hugepage_vma_check()
+ */
+#ifndef THPCOW_HAS_MTHP
+#define THPCOW_HAS_MTHP				THPCOW_SINCE(6, 8)
+#endif
+
+/* 6.9 "mm: move memory_failure_queue() into copy_mc_[user]_highpage()" */
+#ifndef THPCOW_HAS_COPY_MC_REPORTS
+#define THPCOW_HAS_COPY_MC_REPORTS		THPCOW_SINCE(6, 9)
+#endif
+
+/* 6.10 "tracing/treewide: Remove second parameter of __assign_str()" */
+#ifndef THPCOW_HAS_ASSIGN_STR_ONE_ARG
+#define THPCOW_HAS_ASSIGN_STR_ONE_ARG		THPCOW_SINCE(6, 10)
+#endif
+
+/* 6.10 "mm: add per-order mTHP anon_fault_alloc and anon_fault_fallback counters" */
+#ifndef THPCOW_HAS_MTHP_STATS
+#define THPCOW_HAS_MTHP_STATS			THPCOW_SINCE(6, 10)
+#endif
+
+/* unpinned 6.8..6.12: __thp_vma_allowable_orders() takes TVA_* flags, not bools */
+#ifndef THPCOW_HAS_TVA_FLAGS
+#define THPCOW_HAS_TVA_FLAGS			THPCOW_SINCE(6, 10)
+#endif
+
+/* 6.11 "mm: convert clear_huge_page() to folio_zero_user()" */
+#ifndef THPCOW_HAS_FOLIO_ZERO_USER
+#define THPCOW_HAS_FOLIO_ZERO_USER		THPCOW_SINCE(6, 11)
+#endif
+
+/* 6.11 "mm: extend rmap flags arguments for folio_add_new_anon_rmap" */
+#ifndef THPCOW_HAS_NEW_ANON_RMAP_FLAGS
+#define THPCOW_HAS_NEW_ANON_RMAP_FLAGS		THPCOW_SINCE(6, 11)
+#endif
+
+/*
+ * 6.12 "mm: split underused THPs" and "mm: introduce a pageflag for
+ * partially mapped folios": every new anonymous THP queued for the
+ * underused-THP shrinker, deferred_split_folio(folio, partially_mapped)
+ */
+#ifndef THPCOW_HAS_THP_UNDERUSED_SHRINKER
+#define THPCOW_HAS_THP_UNDERUSED_SHRINKER	THPCOW_SINCE(6, 12)
+#endif
+
+/* 6.13 "mm: allocate THP on hugezeropage wp-fault": the fix thpcow brings */
+#ifndef THPCOW_HAS_HUGE_ZERO_WP_THP
+#define THPCOW_HAS_HUGE_ZERO_WP_THP		THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: vma_alloc_folio() without its hugepage argument */
+#ifndef THPCOW_HAS_VMA_ALLOC_FOLIO_NO_HUGEPAGE
+#define THPCOW_HAS_VMA_ALLOC_FOLIO_NO_HUGEPAGE	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: __split_huge_pmd() without its folio argument */
+#ifndef THPCOW_HAS_SPLIT_HUGE_PMD_NO_FOLIO
+#define THPCOW_HAS_SPLIT_HUGE_PMD_NO_FOLIO	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: user_alloc_needs_zeroing() (init_on_alloc zeroes once) */
+#ifndef THPCOW_HAS_USER_ALLOC_NEEDS_ZEROING
+#define THPCOW_HAS_USER_ALLOC_NEEDS_ZEROING	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: count_memcg_events() out of line, no __count_memcg_events() */
+#ifndef THPCOW_HAS_COUNT_MEMCG_EVENTS
+#define THPCOW_HAS_COUNT_MEMCG_EVENTS		THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: folio_memcg_alloc_deferred(), a memcg's deferred split list */
+#ifndef THPCOW_HAS_FOLIO_MEMCG_ALLOC_DEFERRED
+#define THPCOW_HAS_FOLIO_MEMCG_ALLOC_DEFERRED	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: folio_mk_pmd() for mk_huge_pmd() */
+#ifndef THPCOW_HAS_FOLIO_MK_PMD
+#define THPCOW_HAS_FOLIO_MK_PMD			THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: the huge zero folio may be larger than a PMD */
+#ifndef THPCOW_HAS_LARGE_HUGE_ZERO_FOLIO
+#define THPCOW_HAS_LARGE_HUGE_ZERO_FOLIO	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: __thp_vma_allowable_orders() takes a TVA type (TVA_PAGEFAULT) */
+#ifndef THPCOW_HAS_TVA_TYPE
+#define THPCOW_HAS_TVA_TYPE			THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: folio_add_lru_vma() declared in mm/internal.h only */
+#ifndef THPCOW_HAS_FOLIO_ADD_LRU_VMA_INTERNAL
+#define THPCOW_HAS_FOLIO_ADD_LRU_VMA_INTERNAL	THPCOW_SINCE(6, 13)
+#endif
+
+/* unpinned 6.12..7.3: the sched_process_exit tracepoint passes group_dead */
+#ifndef THPCOW_HAS_EXIT_GROUP_DEAD
+#define THPCOW_HAS_EXIT_GROUP_DEAD		THPCOW_SINCE(6, 13)
+#endif
+
+#endif /* THPCOW_COMPAT_FEATURES_H */

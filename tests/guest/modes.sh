@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
 # vm: --kernel 6.1 --timeout 600
+# vm-all: --kernel 6.1-debug --timeout 2400
+# vm-all: --kernel 6.12-debug --timeout 2400
+# vm-all: --kernel ubuntu-6.8 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 600
+# vm-all: --kernel ubuntu-5.15 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 600
 # The policy modes beyond 'zero', run inside a guest with thpcow loaded
 # (tests/check boots it as the line above says; tests/vm/compat.t runs it
 # on the other series). 'copy': after

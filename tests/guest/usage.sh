@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
 # vm: --kernel 6.1 --timeout 900
+# vm-all: --kernel 6.1-debug --timeout 3600
+# vm-all: --kernel 6.12-debug --timeout 3600
 # Accounting where the memory is, against the real module, in a guest with
 # thpcow loaded (the vm: line above is how tests/check boots it): 'thpcowctl usage' (table, JSON,
 # Prometheus), debugfs 'usage', THPCOW_IOC_USAGE's checks, and 'get --pid'

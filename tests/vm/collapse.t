@@ -14,7 +14,7 @@ source "$tests/../vm/lib/vm.sh"
 collapse_on() {
 	local series=$1
 	shift
-	vm_run --kernel "$series" "$@" --timeout 900 -- tests/guest/collapse.sh
+	vm_run --kernel "$series" --timeout 900 "$@" -- tests/guest/collapse.sh
 	grep -E '^(not ok|ok .*# SKIP|# Totals)' <<<"$vm_stdout" || true
 	[[ $vm_rc == 0 ]] || grep '^#' <<<"$vm_stdout" | tail -n 30
 	vm_expect_rc 0
@@ -22,6 +22,7 @@ collapse_on() {
 
 collapse_6_1() { collapse_on 6.1; }
 collapse_6_12() { collapse_on 6.12 --no-module; }
+collapse_6_1_debug() { collapse_on 6.1-debug --timeout 2400; }
 unsupported_5_10() {
 	vm_run --kernel 5.10 --no-module --timeout 300 -- \
 		env COLLAPSE_ONLY_UNSUPPORTED=1 tests/guest/collapse.sh
@@ -36,4 +37,7 @@ cases=(
 	collapse_6_12    # trixie's 6.12: the same
 	unsupported_5_10 # bullseye's 5.10: "has no MADV_COLLAPSE", nothing changed
 )
-tap_run "${cases[@]}"
+long_cases=(
+	collapse_6_1_debug # 6.1-debug (vm/build-kernel), thpcow loaded
+)
+tap_run "${cases[@]}" --long "${long_cases[@]}"

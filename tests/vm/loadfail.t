@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# tests/vm/loadfail.t: thpcow's load failing half-way (tests/guest/loadfail.sh)
-# in a Debian 6.1 guest, with tests/modules/holdhook (a test-only module holding an
-# IPMODIFY ftrace hook on do_huge_pmd_wp_page, as a livepatch would) built
-# for that kernel into the cache, which the guest sees. The TAP comes from
-# the guest; a kernel oops or warning fails the run through vm/run.
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$repo"
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow
-release=$(cat "$(vm/fetch-kernel 6.1)/release")
-dir=$cache/holdhook/$release
-mkdir -p "$dir"
-cp -u tests/modules/holdhook/{holdhook.c,Kbuild} "$dir/"
-make -s -C "/usr/src/linux-headers-$release" M="$dir" modules >/dev/null 2>&1 ||
-	make -C "/usr/src/linux-headers-$release" M="$dir" modules >&2 ||
-	{ echo "1..0 # SKIP cannot build tests/modules/holdhook for $release"; exit 0; }
-THPCOW_HOLDHOOK=$dir/holdhook.ko exec vm/run --kernel 6.1 --timeout 600 -- tests/guest/loadfail.sh
+# tests/vm/loadfail.t: thpcow's load failing half-way (tests/guest/loadfail.sh),
+# one guest a kernel: Debian's 6.1, and in make check-all 6.1-debug
+# (vm/build-kernel: lockdep, KASAN, kmemleak and the rest watch the failed
+# loads). tests/modules/holdhook (a test-only module holding an IPMODIFY
+# ftrace hook on do_huge_pmd_wp_page, as a livepatch would) is built for that
+# kernel into the cache, which the guest sees. The guest's TAP becomes the
+# case's diagnostics; a kernel oops, warning or splat fails the run through
+# vm/run.
+set -uo pipefail
+tests=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
+source "$tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
+source "$tests/../vm/lib/vm.sh"
+
+# loadfail_on SERIES TIMEOUT: tests/guest/loadfail.sh passes there.
+loadfail_on() {
+	vm_testmod tests/modules/holdhook "$1"
+	THPCOW_HOLDHOOK=$vm_ko vm_run --kernel "$1" --timeout "$2" -- tests/guest/loadfail.sh
+	echo "$vm_stdout"
+	vm_expect_rc 0
+}
+
+loadfail_6_1() { loadfail_on 6.1 600; }
+loadfail_6_1_debug() { loadfail_on 6.1-debug 2400; }
+
+cd "$repo" || exit 1
+cases=(
+	loadfail_6_1       # bookworm's 6.1
+)
+long_cases=(
+	loadfail_6_1_debug # 6.1-debug (vm/build-kernel)
+)
+tap_run "${cases[@]}" --long "${long_cases[@]}"

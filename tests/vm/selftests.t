@@ -21,11 +21,13 @@ source "$tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
 source "$tests/../vm/lib/vm.sh"
 
-# selftests_on SERIES: tests/guest/selftests.sh in a guest of SERIES.
+# selftests_on SERIES [PROGRAMS [TIMEOUT]]: tests/guest/selftests.sh in a
+# guest of SERIES, with the programs vm/selftests-build built for the series
+# PROGRAMS (default SERIES: a prebuilt series has no Debian source of its own).
 selftests_on() {
 	[[ -n $built ]] || { echo "vm/selftests-build failed:" && tail -n 30 "$vm_scratch/build.log" && return 1; }
-	THPCOW_SELFTESTS_BIN=$built/$1 vm_run --kernel "$1" --modparams assume_ibt=1 \
-		--mem 3072 --timeout 1500 -- tests/guest/selftests.sh
+	THPCOW_SELFTESTS_BIN=$built/${2:-$1} vm_run --kernel "$1" --modparams assume_ibt=1 \
+		--mem 3072 --timeout "${3:-1500}" -- tests/guest/selftests.sh
 	echo "$vm_stdout"
 	vm_expect_rc 0
 }
@@ -34,6 +36,10 @@ selftests_5_10() { selftests_on 5.10; }
 selftests_6_1() { selftests_on 6.1; }
 selftests_6_12() { selftests_on 6.12; }
 selftests_latest() { selftests_on latest; }
+selftests_6_1_debug() { selftests_on 6.1-debug 6.1 5400; }
+selftests_6_12_debug() { selftests_on 6.12-debug 6.12 5400; }
+selftests_ubuntu_6_8() { selftests_on ubuntu-6.8 6.12; }
+selftests_ubuntu_5_15() { selftests_on ubuntu-5.15 6.1; }
 
 cd "$repo" || exit 1
 # the series the cases below run (vm/selftests-build adds the trees that
@@ -50,5 +56,9 @@ long_cases=(
 	selftests_5_10   # bullseye's 5.10 (selftests/vm; 6.1's programs where 5.10 has none)
 	selftests_6_12   # trixie's 6.12 (selftests/mm)
 	selftests_latest # trixie-backports' 7.x (selftests/mm), where the kernel substitutes itself
+	selftests_6_1_debug   # 6.1-debug (vm/build-kernel), 6.1's programs
+	selftests_6_12_debug  # 6.12-debug, 6.12's programs
+	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm)
+	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm)
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

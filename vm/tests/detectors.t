@@ -43,7 +43,8 @@ kfence_ubuntu_6_8() {
 broken() {
 	local ko
 	ko=$(THPCOW_BREAK=RMAP "$repo/vm/kbuild" "$1") || return 1
-	(cd "$repo" && vm_run --kernel "$1" --module "$ko" --timeout 1500 -- tests/guest/modes.sh)
+	cd "$repo" || return 1
+	vm_run --kernel "$1" --module "$ko" --timeout 1500 -- tests/guest/modes.sh
 	vm_expect_rc "$2"
 	[[ -z $3 ]] || check_match "$vm_stderr" "$3" "vm/run's stderr"
 }

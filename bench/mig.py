@@ -263,19 +263,24 @@ def eligible_ranges(pid, ram_bytes, min_present):
 
 
 class Sampler(threading.Thread):
-    """THP kB and RSS kB of the guest's RAM mapping every period seconds."""
+    """THP kB and RSS kB of the guest's RAM mapping every period seconds,
+    and under KVM its pages_2m and pages_4k."""
 
     def __init__(self, pid, ram_bytes, t0, period=0.5):
         super().__init__(daemon=True)
         self.pid, self.ram, self.t0, self.period = pid, ram_bytes, t0, period
         self.samples = []
+        self.kvm = []
         self.stop = threading.Event()
 
     def run(self):
         while not self.stop.is_set():
             m = ram_mapping(self.pid, self.ram)
-            self.samples.append((round(time.monotonic() - self.t0, 2),
-                                 m['AnonHugePages'], m['Rss']))
+            t = round(time.monotonic() - self.t0, 2)
+            self.samples.append((t, m['AnonHugePages'], m['Rss']))
+            k = kvm_pages(self.pid)
+            if k:  # under KVM: its 2 MiB and 4 KiB mappings of the RAM
+                self.kvm.append((t, k.get('pages_2m', 0), k.get('pages_4k', 0)))
             self.stop.wait(self.period)
 
 
@@ -311,6 +316,8 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     sampler.stop.set()
     sampler.join()
     res['series'] = sampler.samples
+    if sampler.kvm:
+        res['kvm_series'] = sampler.kvm
     # at the end (a THP counts as data): computing it takes seconds of the
     # GIL that the sampler needs meanwhile
     res['eligible_ranges'] = eligible_ranges(pid, ram, args.min_present)

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -184,11 +183,7 @@ def main():
     procs = []
     d = tempfile.mkdtemp(prefix='thpcow-memtester.')
     try:
-        wrapper = [args.ctl, 'exec', 'zero', '--'] if args.case == 'zero' else []
-        extra = []
-        if args.case == 'prealloc':
-            extra = ['-object', f'memory-backend-ram,id=pc.ram,size={args.ram}M,prealloc=on',
-                     '-machine', 'memory-backend=pc.ram']
+        wrapper, extra = mig.case_qemu(args.case, args.ctl, args.ram)
         if args.boot_only or args.case == 'fresh':
             t = time.monotonic()
             dst, dq, dcon = spawn(args, d, 'dst', extra, wrapper)
@@ -231,17 +226,7 @@ def main():
         dst.wait(timeout=60)
         procs.remove(dst)
     finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-        for n in os.listdir(d):
-            if n.endswith('.log'):
-                with open(os.path.join(d, n), errors='replace') as f:
-                    for line in f:
-                        if 'terminating on signal' not in line:
-                            sys.stderr.write(f'memtester.py: {n}: {line}')
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
+        mig.cleanup(procs, d, 'memtester.py')
         print(json.dumps(res))
 
 

@@ -336,6 +336,33 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     res.update({'end_kvm_' + k: v for k, v in kvm_pages(pid).items()})
 
 
+def case_qemu(case, ctl, ram):
+    """How the destination QEMU of case is started: the command it runs
+    under (zero: thpcowctl exec zero) and its extra arguments (prealloc)."""
+    wrapper = [ctl, 'exec', 'zero', '--'] if case == 'zero' else []
+    extra = []
+    if case == 'prealloc':
+        extra = ['-object', f'memory-backend-ram,id=pc.ram,size={ram}M,prealloc=on',
+                 '-machine', 'memory-backend=pc.ram']
+    return wrapper, extra
+
+
+def cleanup(procs, d, who):
+    """Kill the QEMUs still running, copy their logs to stderr (but for
+    their exit on our signal) and remove their directory d."""
+    for p in procs:
+        p.kill()
+        p.wait()
+    for n in os.listdir(d):
+        if n.endswith('.log'):
+            with open(os.path.join(d, n), errors='replace') as f:
+                for line in f:
+                    if 'terminating on signal' not in line:
+                        sys.stderr.write(f'{who}: {n}: {line}')
+        os.unlink(os.path.join(d, n))
+    os.rmdir(d)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'])
@@ -374,11 +401,7 @@ def main():
     procs = []
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
-        wrapper = [args.ctl, 'exec', 'zero', '--'] if args.case == 'zero' else []
-        extra = []
-        if args.case == 'prealloc':
-            extra = ['-object', f'memory-backend-ram,id=pc.ram,size={args.ram}M,prealloc=on',
-                     '-machine', 'memory-backend=pc.ram']
+        wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
         sock = os.path.join(d, 'mig.sock')
         t0 = time.monotonic()
         if args.case != 'fresh':
@@ -507,17 +530,7 @@ def main():
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
             ctl_proc.wait()
-        for p in procs:
-            p.kill()
-            p.wait()
-        for n in os.listdir(d):
-            if n.endswith('.log'):
-                with open(os.path.join(d, n), errors='replace') as f:
-                    for line in f:
-                        if 'terminating on signal' not in line:
-                            sys.stderr.write(f'mig.py: {n}: {line}')
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
+        cleanup(procs, d, 'mig.py')
     print(json.dumps(res))
 
 

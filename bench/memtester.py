@@ -36,29 +36,28 @@ REPO = os.path.dirname(HERE)
 
 
 class Console:
-    """The guest's serial console on a unix socket: lines with the
-    monotonic time each one ended (memtester's backspaced progress output
-    is dropped)."""
+    """The guest's serial console on a unix socket. until() searches what
+    has arrived, partial lines included (memtester prints "trying mlock
+    ..." and "locked." on one line, with a pause between), from where the
+    last match ended; lines keeps each complete line with the monotonic
+    time it ended (memtester's backspaced progress output edited away)."""
 
     def __init__(self, path):
         self.s = mig.connect_unix(path)
-        self.buf = b''
+        self.text = ''
+        self.pos = 0
+        self.partial = ''
         self.lines = []  # (t, text)
 
     def until(self, pattern, timeout):
-        """Read until a line matches pattern (a regex); return its match."""
+        """Wait until pattern (a regex) matches what arrived; its match."""
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern)
         while True:
-            while b'\n' in self.buf:
-                raw, self.buf = self.buf.split(b'\n', 1)
-                text = re.sub(rb'.\x08', b'', raw).replace(b'\x08', b'').decode(errors='replace').strip()
-                if not text:
-                    continue
-                self.lines.append((time.monotonic(), text))
-                m = rx.search(text)
-                if m:
-                    return m
+            m = rx.search(self.text, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f'no {pattern!r} on the console; last: {self.lines[-3:]}')
@@ -66,7 +65,15 @@ class Console:
             c = self.s.recv(65536)
             if not c:
                 raise EOFError(f'console closed waiting for {pattern!r}; last: {self.lines[-3:]}')
-            self.buf += c
+            now = time.monotonic()
+            c = c.decode(errors='replace')
+            self.text += c
+            *done, self.partial = (self.partial + c).split('\n')
+            for raw in done:
+                while '\x08' in raw:  # a backspace undoes the character before it
+                    raw = re.sub('[^\x08]\x08', '', raw).lstrip('\x08')
+                if raw.strip():
+                    self.lines.append((now, raw.strip()))
 
     def send(self, line):
         self.s.sendall(line.encode() + b'\n')
@@ -153,7 +160,7 @@ def main():
     ap.add_argument('--boot-only', action='store_true', help='boot once and print its cost')
     ap.add_argument('--ram', type=int, default=640, help='guest RAM, MiB (640; a Debian '
                     'kernel turns THP off below 512 MiB)')
-    ap.add_argument('--size', default='384M', help="memtester's SIZE (384M)")
+    ap.add_argument('--size', default='256M', help="memtester's SIZE (256M)")
     ap.add_argument('--mask', default='1', help='MEMTESTER_TEST_MASK (1: Random Value '
                     'after Stuck Address; 0: every test)')
     ap.add_argument('--accel', choices=['tcg', 'kvm'], default='tcg')

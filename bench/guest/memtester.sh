@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${THPCOW_BENCH_W7_REPS:-1}
 ram=${THPCOW_BENCH_W7_MIB:-640}
-size=${THPCOW_BENCH_W7_SIZE:-384M}
+size=${THPCOW_BENCH_W7_SIZE:-256M}
 
 cases=(stock prealloc fresh)
 have_module && cases=(stock zero prealloc nozero fresh)

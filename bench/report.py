@@ -867,7 +867,8 @@ def headline(summary):
                          f"{fmt_stat(c6.get('x_stock'))}; its new memory "
                          f"{fmt(c6.get('private_mib'), 1)} MiB vs stock's "
                          f"{fmt(k6.get('private_mib'), 1)} MiB"))
-    after = {(e['after'], e['touch_pct']): e for e in summary.get('w5', {}).get('after', [])}
+    # KVM's runs where there are both (they come first)
+    after = {(e['after'], e['touch_pct']): e for e in reversed(summary.get('w5', {}).get('after', []))}
     kh, co, co10 = (after.get(k) for k in (('khugepaged', 100), ('collapse', 100),
                                            ('collapse', 10)))
     if co:

@@ -184,7 +184,7 @@ def main():
             ap.error(f'no vmlinux of {os.uname().release} under {cache}/thpcow: --kernel')
         args.kernel = found[0]
     res = {'case': args.case or 'boot', 'accel': args.accel, 'ram_mib': args.ram,
-           'size': args.size, 'mask': args.mask, 'kernel': args.kernel}
+           'size': args.size, 'mask': args.mask, 'inner_kernel': args.kernel}
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
         res['use_zero_page'] = int(f.read())
     procs = []

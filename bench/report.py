@@ -646,15 +646,19 @@ def w7(raw, summary, md):
         "mappings: the destination QEMU's, taken when memtester has locked its memory. "
         "Boot: the source guest's, from start to its /init.", 100) + '\n')
     md.append('| kernel | case | take s | × stock | × no migration | faults per 2 MiB | splits | '
-              'THP % of RAM | KVM 2 MiB / 4 KiB | first pass s | × no migration | VmRSS before '
-              'MiB | boot s | migration s | data |')
+              'THP % of RAM | KVM 2 MiB / 4 KiB | first pass s | × no migration | RAM RSS before '
+              'memtester MiB | boot s | migration s | data |')
     md.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for g, rows in sets:
         for c in ('stock', 'zero', 'prealloc', 'nozero', 'fresh'):
             rs = [r for r in rows if r['case'] == c]
             if not rs:
                 continue
-            e = {'kernel': rows[0]['kernel'], 'n': len(rs),
+            # the guest's release; raw lines before inner_kernel had the
+            # inner kernel's path (.../RELEASE/vmlinux) in its place
+            k = rows[0]['kernel']
+            e = {'kernel': os.path.basename(os.path.dirname(k)) if k.startswith('/') else k,
+                 'n': len(rs),
                  'take_s': stat([r['take_s'] for r in rs]),
                  'x_stock': rstat(rows, 'take_s', c, 'stock'),
                  'x_fresh': rstat(rows, 'take_s', c, 'fresh'),
@@ -665,8 +669,7 @@ def w7(raw, summary, md):
                  'kvm_pages_4k': med([(r.get('kvm_locked') or {}).get('pages_4k') for r in rs]),
                  'first_pass_s': stat([r['first_pass_s'] for r in rs]),
                  'first_pass_x_fresh': rstat(rows, 'first_pass_s', c, 'fresh'),
-                 'rss_before_mib': med([r.get('dst_rss_before_kb', r.get('boot_ram_rss_kb'))
-                                       for r in rs if 'dst_rss_before_kb' in r]),
+                 'ram_rss_mib': med([r['dst_ram_rss_kb'] / MIB for r in rs if 'dst_ram_rss_kb' in r]),
                  'boot_s': stat([r['boot_s'] for r in rs]),
                  'migration_s': stat([r.get('migration_s') for r in rs]),
                  'rc': sorted({r['memtester_rc'] for r in rs})}
@@ -677,7 +680,7 @@ def w7(raw, summary, md):
                       f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['splits'], 0)} | "
                       f"{fmt(e['thp_pct'], 1)} | {kvm_cell(e['kvm_pages_2m'], e['kvm_pages_4k'])} | "
                       f"{fmt_stat(e['first_pass_s'])} | {fmt_stat(e['first_pass_x_fresh'])} | "
-                      f"{fmt(e['rss_before_mib'] / MIB if e['rss_before_mib'] else None, 0)} | "
+                      f"{fmt(e['ram_rss_mib'], 0)} | "
                       f"{fmt_stat(e['boot_s'], 1)} | {fmt_stat(e['migration_s'], 1)} | "
                       f"{'ok' if e['rc'] == [0] else 'memtester rc ' + str(e['rc'])} |")
     md.append('')

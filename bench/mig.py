@@ -269,19 +269,24 @@ def eligible_ranges(pid, ram_bytes, min_present):
 
 
 class Sampler(threading.Thread):
-    """THP kB and RSS kB of the guest's RAM mapping every period seconds."""
+    """THP kB and RSS kB of the guest's RAM mapping every period seconds,
+    and under KVM its pages_2m and pages_4k."""
 
     def __init__(self, pid, ram_bytes, t0, period=0.5):
         super().__init__(daemon=True)
         self.pid, self.ram, self.t0, self.period = pid, ram_bytes, t0, period
         self.samples = []
+        self.kvm = []
         self.stop = threading.Event()
 
     def run(self):
         while not self.stop.is_set():
             m = ram_mapping(self.pid, self.ram)
-            self.samples.append((round(time.monotonic() - self.t0, 2),
-                                 m['AnonHugePages'], m['Rss']))
+            t = round(time.monotonic() - self.t0, 2)
+            self.samples.append((t, m['AnonHugePages'], m['Rss']))
+            k = kvm_pages(self.pid)
+            if k:  # under KVM: its 2 MiB and 4 KiB mappings of the RAM
+                self.kvm.append((t, k.get('pages_2m', 0), k.get('pages_4k', 0)))
             self.stop.wait(self.period)
 
 
@@ -317,6 +322,8 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     sampler.stop.set()
     sampler.join()
     res['series'] = sampler.samples
+    if sampler.kvm:
+        res['kvm_series'] = sampler.kvm
     # at the end (a THP counts as data): computing it takes seconds of the
     # GIL that the sampler needs meanwhile
     res['eligible_ranges'] = eligible_ranges(pid, ram, args.min_present)
@@ -333,6 +340,33 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     res['verify'] = 'ok'
     # after the verify pass has touched every page again: what KVM maps now
     res.update({'end_kvm_' + k: v for k, v in kvm_pages(pid).items()})
+
+
+def case_qemu(case, ctl, ram):
+    """How the destination QEMU of case is started: the command it runs
+    under (zero: thpcowctl exec zero) and its extra arguments (prealloc)."""
+    wrapper = [ctl, 'exec', 'zero', '--'] if case == 'zero' else []
+    extra = []
+    if case == 'prealloc':
+        extra = ['-object', f'memory-backend-ram,id=pc.ram,size={ram}M,prealloc=on',
+                 '-machine', 'memory-backend=pc.ram']
+    return wrapper, extra
+
+
+def cleanup(procs, d, who):
+    """Kill the QEMUs still running, copy their logs to stderr (but for
+    their exit on our signal) and remove their directory d."""
+    for p in procs:
+        p.kill()
+        p.wait()
+    for n in os.listdir(d):
+        if n.endswith('.log'):
+            with open(os.path.join(d, n), errors='replace') as f:
+                for line in f:
+                    if 'terminating on signal' not in line:
+                        sys.stderr.write(f'{who}: {n}: {line}')
+        os.unlink(os.path.join(d, n))
+    os.rmdir(d)
 
 
 def main():
@@ -373,11 +407,7 @@ def main():
     procs = []
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
-        wrapper = [args.ctl, 'exec', 'zero', '--'] if args.case == 'zero' else []
-        extra = []
-        if args.case == 'prealloc':
-            extra = ['-object', f'memory-backend-ram,id=pc.ram,size={args.ram}M,prealloc=on',
-                     '-machine', 'memory-backend=pc.ram']
+        wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
         sock = os.path.join(d, 'mig.sock')
         t0 = time.monotonic()
         if args.case != 'fresh':
@@ -506,17 +536,7 @@ def main():
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
             ctl_proc.wait()
-        for p in procs:
-            p.kill()
-            p.wait()
-        for n in os.listdir(d):
-            if n.endswith('.log'):
-                with open(os.path.join(d, n), errors='replace') as f:
-                    for line in f:
-                        if 'terminating on signal' not in line:
-                            sys.stderr.write(f'mig.py: {n}: {line}')
-            os.unlink(os.path.join(d, n))
-        os.rmdir(d)
+        cleanup(procs, d, 'mig.py')
     print(json.dumps(res))
 
 

@@ -352,35 +352,63 @@ W5_LABEL = {'stock': 'stock', 'zero': '**thpcow zero**', 'prealloc': 'prealloc=o
             'nozero': 'use_zero_page=0', 'fresh': 'no migration (the floor)'}
 
 
+# workload 5's guests: the inner QEMUs under KVM (vm/run --kvm) or TCG
+W5_GUESTS = (('kvm', 'KVM'), ('kvm-latest', 'KVM'), ('6.1', 'TCG'), ('latest', 'TCG'))
+UPSTREAM = ('latest', 'kvm-latest')  # the guests on the upstream-fixed kernel
+
+
+def kshort(g, kernel):
+    """6.1 or 7.3.4: the kernel's series as the tables show it."""
+    return kernel.split('+')[0] if g in UPSTREAM else kernel.split('-')[0]
+
+
+def case_label(g, c):
+    """Workload 5's and 7's name of case c in guest g."""
+    return 'stock (upstream fix)' if g in UPSTREAM and c == 'stock' else W5_LABEL[c]
+
+
+def kvm_cell(p2m, p4k):
+    """KVM's 2 MiB / 4 KiB mappings of the guest's RAM, or - under TCG."""
+    if p2m is None:
+        return '-'
+    return f'{fmt(int(p2m))} / {fmt(int(p4k))}'
+
+
 def w5(raw, summary, md, plots):
-    sets = [(g, load_jsonl(f'{raw}/{g}-w5.jsonl')) for g in ('6.1', 'latest')]
+    sets = [(g, load_jsonl(f'{raw}/{g}-w5.jsonl')) for g, _ in W5_GUESTS]
     sets = [(g, rs) for g, rs in sets if rs]
     if not sets:
         return
     s5 = summary['w5'] = {}
-    ram = sets[0][1][0]['ram_mib']
+    rams = sorted({r['ram_mib'] for _, rs in sets for r in rs})
+    ram = rams[-1]
     md.append('## 5. QEMU live migration, end to end\n')
-    md.append(f'A {ram} MiB guest with no OS (bench/prog/migfw.bin) migrates between two QEMU '
-              'processes (TCG) over a unix socket inside the test guest; the destination reads '
+    md.append(f'A {" or ".join(map(str, rams))} MiB guest with no OS (bench/prog/migfw.bin) migrates '
+              'between two QEMU processes over a unix socket inside the test guest, both under KVM '
+              '(`vm/run --kvm`: the guest\'s stores are NPT faults that KVM resolves through GUP '
+              'on the destination\'s RAM mapping, as on a production host) or under TCG (the '
+              'destination QEMU\'s own stores fault on that mapping); the destination reads '
               'every zero page it receives (QEMU\'s own migration code), then the migrated guest '
               'writes one byte per 4 KiB of its RAM (its stores fault on the destination QEMU\'s '
               'RAM mapping). RSS is the destination QEMU\'s (VmRSS) right after migration, and '
               'of its RAM mapping; faults are the destination process\'s minor faults during the '
               'write phase; THP % is AnonHugePages of the RAM mapping after the writes. Write '
-              'phase: median (min–max) seconds, and ratios in the same round.\n')
-    md.append('| kernel | case | VmRSS after migration MiB | RAM RSS MiB | write s | × stock | '
-              '× prealloc | × no migration | faults per 2 MiB | splits | THP % after | '
-              'migration s | destination start s |')
-    md.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+              'phase: median (min–max) seconds, and ratios in the same round. KVM 2 MiB / 4 KiB: '
+              'KVM\'s mappings of the guest\'s RAM after the writes (debugfs pages_2m / pages_4k).\n')
+    md.append('| kernel | inner | MiB | case | VmRSS after migration MiB | RAM RSS MiB | write s | '
+              '× stock | × prealloc | × no migration | faults per 2 MiB | splits | THP % after | '
+              'KVM 2 MiB / 4 KiB | migration s | destination start s |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for g, rows in sets:
         pre = [r for r in rows if not r.get('postcopy')]
         kernel = rows[0]['kernel']
-        kshort = kernel.split('-')[0] if g == '6.1' else kernel.split('+')[0]
+        ks = kshort(g, kernel)
         for c in ('stock', 'zero', 'prealloc', 'nozero', 'fresh'):
             rs = [r for r in pre if r['case'] == c]
             if not rs:
                 continue
-            e = {'kernel': kernel, 'n': len(rs),
+            e = {'kernel': kernel, 'n': len(rs), 'accel': dict(W5_GUESTS)[g],
+                 'ram_mib': rs[0]['ram_mib'],
                  'dst_rss_mib': stat([r['dst_rss_kb'] / MIB for r in rs]),
                  'dst_ram_rss_mib': stat([r['dst_ram_rss_kb'] / MIB for r in rs]),
                  'write_s': stat([r['write_s'] for r in rs]),
@@ -393,27 +421,33 @@ def w5(raw, summary, md, plots):
                  'migration_s': stat([r.get('migration_s') for r in rs]),
                  'dst_start_s': stat([r.get('dst_start_s') for r in rs]),
                  'verify': sorted({r['verify'] for r in rs}),
+                 'kvm_pages_2m': med([r.get('write_kvm_pages_2m') for r in rs]),
+                 'kvm_pages_4k': med([r.get('write_kvm_pages_4k') for r in rs]),
+                 'ram_rss_after_mib': med([r['after_ram_rss_kb'] / MIB for r in rs]),
                  'thpcow_stats': rs[-1].get('thpcow_stats', {})}
             s5.setdefault(g, {})[c] = e
-            md.append(f"| {kshort} | {W5_LABEL[c] if g == '6.1' or c != 'stock' else 'stock (upstream fix)'} | "
+            md.append(f"| {ks} | {e['accel']} | {e['ram_mib']} | "
+                      f"{case_label(g, c)} | "
                       f"{fmt_stat(e['dst_rss_mib'], 0)} | {fmt_stat(e['dst_ram_rss_mib'], 0)} | "
                       f"{fmt_stat(e['write_s'])} | {fmt_stat(e['x_stock'])} | "
                       f"{fmt_stat(e['x_prealloc'])} | {fmt_stat(e['x_fresh'])} | "
                       f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['splits'], 0)} | "
                       f"{fmt(e['thp_pct_after'], 1)} | "
+                      f"{kvm_cell(e['kvm_pages_2m'], e['kvm_pages_4k'])} | "
                       f"{fmt_stat(e['migration_s'], 1)} | {fmt_stat(e['dst_start_s'], 1)} |")
     md.append('')
-    z, st, pa = (s5.get('6.1', {}).get(c) for c in ('zero', 'stock', 'prealloc'))
-    if z and st:
-        rows61 = [r for r in dict(sets).get('6.1', []) if not r.get('postcopy')]
+    for g in ('kvm', '6.1'):
+        z, st = (s5.get(g, {}).get(c) for c in ('zero', 'stock'))
+        if not (z and st):
+            continue
+        rows61 = [r for r in dict(sets).get(g, []) if not r.get('postcopy')]
         rss_ratio = ratios(rows61, 'dst_rss_kb', 'zero', 'stock')
-        s5['6.1']['zero']['rss_x_stock'] = stat(rss_ratio)
-        s5['6.1']['zero']['rss_minus_stock_mib'] = stat(
-            [(x - 1) * st['dst_rss_mib']['median'] for x in rss_ratio])
-        s5['6.1']['zero']['stock_over_zero'] = rstat(rows61, 'write_s', 'stock', 'zero')
-        md.append(f"Goals (6.1): destination RSS after migration, zero × stock: "
+        z['rss_x_stock'] = stat(rss_ratio)
+        z['rss_minus_stock_mib'] = stat([(x - 1) * st['dst_rss_mib']['median'] for x in rss_ratio])
+        z['stock_over_zero'] = rstat(rows61, 'write_s', 'stock', 'zero')
+        md.append(f"Goals (6.1, {z['accel']}): destination RSS after migration, zero × stock: "
                   f"{fmt_stat(stat(rss_ratio), 3)} (goal ≤ 1.05); write phase, stock ÷ zero: "
-                  f"{fmt_stat(s5['6.1']['zero']['stock_over_zero'])} "
+                  f"{fmt_stat(z['stock_over_zero'])} "
                   f"(goal ≥ 2); zero × prealloc: {fmt_stat(z['x_prealloc'])} (goal ≤ 1.25).\n")
     post = [(g, r) for g, rows in sets for r in rows
             if r.get('postcopy') and not r.get('after')]
@@ -421,13 +455,13 @@ def w5(raw, summary, md, plots):
         md.append('Postcopy (switched to postcopy as soon as the migration was active, '
                   'max-postcopy-bandwidth %s KiB/s; the guest writes while the destination '
                   'still has pages missing):\n' % '256')
-        md.append('| case | source state when writes began / ended | write s | faults per 2 MiB | '
-                  'THP % after | postcopy requests | thpcow counters during the run | data | '
-                  'after completion: write s, faults per 2 MiB |')
-        md.append('|---|---|---|---|---|---|---|---|---|')
+        md.append('| inner | case | source state when writes began / ended | write s | '
+                  'faults per 2 MiB | THP % after | postcopy requests | thpcow counters during '
+                  'the run | data | after completion: write s, faults per 2 MiB |')
+        md.append('|---|---|---|---|---|---|---|---|---|---|')
         for g, r in post:
             s5.setdefault('postcopy', []).append(r)
-            md.append(f"| {r['case']} | {r.get('src_status_at_write')} / "
+            md.append(f"| {dict(W5_GUESTS)[g]} | {r['case']} | {r.get('src_status_at_write')} / "
                       f"{r.get('src_status_after_write')} | {fmt(r['write_s'])} | "
                       f"{fmt(r['write_faults_per_2m'], 1)} | {fmt(r['after_thp_pct'], 1)} | "
                       f"{r.get('migration_ram', {}).get('postcopy-requests')} | "
@@ -441,8 +475,8 @@ def w5(raw, summary, md, plots):
                   'pages as 4 KiB pages (no huge zero page), so after completion there is nothing '
                   'for thpcow to substitute either.\n')
     plots.append(('w5-migration.png', plot_w5(s5, ram)))
-    w5_after([r for g, rows in sets if g == '6.1' for r in rows if r.get('after')],
-             s5, md, plots)
+    w5_after([dict(r, guest=g) for g, rows in sets if g in ('kvm', '6.1')
+              for r in rows if r.get('after')], s5, md, plots)
 
 
 W5_AFTER_LABEL = {('khugepaged', 100): 'khugepaged (defaults)',
@@ -455,7 +489,6 @@ def w5_after(rows, s5, md, plots):
     if not rows:
         return
     ram = rows[0]['ram_mib']
-    base = next((r for r in rows if r['after'] == 'khugepaged'), None)
     md.append('After a postcopy migration (6.1, thpcow zero; the source guest wrote its RAM, '
               'one byte per 4 KiB, before migrating; the migration switched to postcopy at once '
               'and completed with the guest idle): THPs of the destination\'s RAM mapping '
@@ -464,16 +497,26 @@ def w5_after(rows, s5, md, plots):
               'as the libvirt hook starts it: it waits through precopy for postcopy to begin, '
               'then for it to end (--min-present 502). Eligible: 2 MiB ranges that are THPs or hold ≥ 502 data '
               'pages at the end. Guest write rate: the migrated guest\'s write passes over what '
-              'it touched, for the first %s s after completion.\n'
+              'it touched, for the first %s s after completion, then it stays idle until its '
+              'data check at the end, which reads every page again. Under KVM: KVM\'s 2 MiB '
+              'mappings of the RAM (pages_2m, sampled with the THPs) at completion, at most '
+              'during the watch, at its end (the guest idle), and after the data check (the '
+              'guest touched every range again); and when they first reached 95 %% of the '
+              'eligible ranges.\n'
               % fmt(rows[0].get('write_window_s'), 0))
-    md.append('| case | eligible ranges | THP % of eligible at completion | time to ≥ 95 % | '
+    md.append('| inner | case | eligible ranges | THP % of eligible at completion | time to ≥ 95 % | '
               'THP % of eligible at the end (s) | collapse MiB/s | collapse waited s '
               '(postcopy seen) | RAM RSS MiB at completion → end | RSS growth % | '
-              'guest writes MiB/s (× khugepaged case) | data |')
-    md.append('|---|---|---|---|---|---|---|---|---|---|---|')
+              'guest writes MiB/s (× khugepaged case) | KVM 2 MiB mappings: completion, max, '
+              'end, after the data check | KVM 2 MiB ≥ 95 % at | data |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     out = s5['after'] = []
     for r in rows:
+        base = next((b for b in rows if b['after'] == 'khugepaged' and b['guest'] == r['guest']), None)
+        accel = dict(W5_GUESTS)[r['guest']]
         el = r['eligible_ranges'] or 1
+        ks = r.get('kvm_series') or []
+        k95 = next((t for t, p2m, _ in ks if p2m >= 0.95 * el), None)
         first = r['series'][0][1] if r['series'] else 0
         c = r.get('collapse') or {}
         x = (r['write_mib_per_s'] / base['write_mib_per_s']
@@ -486,18 +529,26 @@ def w5_after(rows, s5, md, plots):
              'rss_completion_mib': r['completed_ram_rss_kb'] / MIB,
              'rss_end_mib': r['end_ram_rss_kb'] / MIB, 'rss_growth_pct': r['rss_growth_pct'],
              'write_mib_per_s': r['write_mib_per_s'], 'write_x_khugepaged': x,
-             'verify': r['verify'],
-             'samples': [[t, round(100 * h / 2048 / el, 2)] for t, h, _ in r['series']]}
+             'verify': r['verify'], 'guest': r['guest'], 'accel': accel,
+             'kvm_2m_completion': r.get('completed_kvm_pages_2m'),
+             'kvm_2m_max': max((p2m for _, p2m, _ in ks), default=None),
+             'kvm_2m_end_of_watch': ks[-1][1] if ks else None,
+             'kvm_2m_after_check': r.get('end_kvm_pages_2m'), 'kvm_2m_95_s': k95,
+             'samples': [[t, round(100 * h / 2048 / el, 2)] for t, h, _ in r['series']],
+             'kvm_samples': [[t, round(100 * p2m / el, 2)] for t, p2m, _ in ks]}
         out.append(e)
         t95 = fmt(e['t95_s'], 1) + ' s' if e['t95_s'] is not None else f"> {fmt(e['end_s'], 0)} s"
-        md.append(f"| {W5_AFTER_LABEL.get((r['after'], r['touch_pct']), r['after'])} | "
+        kvm = ('-' if not ks else ', '.join(fmt(e[k]) for k in (
+            'kvm_2m_completion', 'kvm_2m_max', 'kvm_2m_end_of_watch', 'kvm_2m_after_check')))
+        k95s = '-' if not ks else fmt(k95, 1) + ' s' if k95 is not None else f"> {fmt(ks[-1][0], 0)} s"
+        md.append(f"| {accel} | {W5_AFTER_LABEL.get((r['after'], r['touch_pct']), r['after'])} | "
                   f"{e['eligible']} | {fmt(e['pct_at_completion'], 1)} | {t95} | "
                   f"{fmt(e['pct_at_end'], 1)} ({fmt(e['end_s'], 0)}) | "
                   f"{fmt(e['collapse_mib_per_s'], 1) if c else '-'} | "
                   f"{fmt(e['collapse_waited_s'], 1) + (' (yes)' if e['postcopy_seen'] else ' (no)') if c else '-'} | "
                   f"{fmt(e['rss_completion_mib'], 1)} → {fmt(e['rss_end_mib'], 1)} | "
                   f"{fmt(e['rss_growth_pct'], 2)} | {fmt(e['write_mib_per_s'], 0)}"
-                  f"{' (' + fmt(x) + ')' if x else ''} | {e['verify']} |")
+                  f"{' (' + fmt(x) + ')' if x else ''} | {kvm} | {k95s} | {e['verify']} |")
     md.append('')
     plots.append(('w5-collapse.png', plot_w5_after(out, ram)))
 
@@ -506,16 +557,21 @@ def plot_w5_after(out, ram):
     names = {('khugepaged', 100): 'khugepaged (defaults)',
              ('collapse', 100): 'thpcowctl collapse --await-postcopy',
              ('collapse', 10): 'collapse, guest touched 10 %'}
-    lines = [f"'-' using 1:2 with steps lw 2 title \"{names.get((e['after'], e['touch_pct']))}\""
-             for e in out]
-    data = ''.join('\n'.join(f'{t} {p}' for t, p in e['samples']) + '\ne\n' for e in out)
+    curves = []  # (title, dash, samples)
+    for e in out:
+        name = f"{names.get((e['after'], e['touch_pct']))} ({e['accel']})"
+        curves.append((f'THPs, {name}', 1, e['samples']))
+        if e.get('kvm_samples'):
+            curves.append((f'KVM 2 MiB mappings, {name}', 2, e['kvm_samples']))
+    lines = [f"'-' using 1:2 with steps lw 2 dashtype {dt} title \"{t}\"" for t, dt, _ in curves]
+    data = ''.join('\n'.join(f'{t} {p}' for t, p in smp) + '\ne\n' for _, _, smp in curves)
     return f"""
-set terminal pngcairo size 900,520 font ',11' noenhanced
-set title "THPs back after a postcopy migration of a {ram} MiB guest (Debian 6.1, QEMU TCG)"
+set terminal pngcairo size 1000,560 font ',10' noenhanced
+set title "THPs and KVM's 2 MiB mappings back after a postcopy migration of a {ram} MiB guest (Debian 6.1)"
 set xlabel 'seconds since the migration completed'
-set ylabel 'THPs, % of the eligible 2 MiB ranges'
+set ylabel '% of the eligible 2 MiB ranges'
 set yrange [0:105]
-set key right center
+set key outside below
 set grid
 plot {', '.join(lines)}
 """ + data
@@ -564,6 +620,72 @@ def w6(raw, summary, md):
     md.append('')
 
 
+# ---------------------------------------------------------------- workload 7
+W7_GUESTS = ('kvm', 'kvm-latest')
+
+
+def w7(raw, summary, md):
+    """memtester in a migrated Linux guest (bench/memtester.py)."""
+    sets = [(g, load_jsonl(f'{raw}/{g}-w7.jsonl')) for g in W7_GUESTS]
+    sets = [(g, rs) for g, rs in sets if rs]
+    if not sets:
+        return
+    s7 = summary['w7'] = {}
+    r0 = sets[0][1][0]
+    md.append('## 7. memtester in a migrated Linux guest (the seed\'s benchmark)\n')
+    md.append(textwrap.fill(
+        f"A {r0['ram_mib']} MiB Linux guest (the outer guest's own Debian kernel, an initramfs "
+        "with busybox and Debian's memtester: bench/inner-initrd) boots under "
+        f"{r0['accel'].upper()} inside the test guest and migrates (precopy) to a destination "
+        "QEMU under each case's conditions, then runs `memtester "
+        f"{r0['size']} 1` (MEMTESTER_TEST_MASK={r0['mask']}: Stuck Address, then Random "
+        "Value), its lines timed as they arrive on the serial port. Take: from the command to "
+        "memtester's \"locked.\" (malloc and mlock: the guest kernel faults in and clears every "
+        "page, the guest's first writes to that RAM; what the seed timed as consuming the "
+        "memory); first pass: from then to memtester's end. Faults, splits, THP % and KVM's "
+        "mappings: the destination QEMU's, taken when memtester has locked its memory. "
+        "Boot: the source guest's, from start to its /init.", 100) + '\n')
+    md.append('| kernel | case | take s | × stock | × no migration | faults per 2 MiB | splits | '
+              'THP % of RAM | KVM 2 MiB / 4 KiB | first pass s | × no migration | RAM RSS before '
+              'memtester MiB | boot s | migration s | data |')
+    md.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for g, rows in sets:
+        for c in ('stock', 'zero', 'prealloc', 'nozero', 'fresh'):
+            rs = [r for r in rows if r['case'] == c]
+            if not rs:
+                continue
+            # the guest's release; raw lines before inner_kernel had the
+            # inner kernel's path (.../RELEASE/vmlinux) in its place
+            k = rows[0]['kernel']
+            e = {'kernel': os.path.basename(os.path.dirname(k)) if k.startswith('/') else k,
+                 'n': len(rs),
+                 'take_s': stat([r['take_s'] for r in rs]),
+                 'x_stock': rstat(rows, 'take_s', c, 'stock'),
+                 'x_fresh': rstat(rows, 'take_s', c, 'fresh'),
+                 'faults_per_2m': med([r['take_faults_per_2m'] for r in rs]),
+                 'splits': med([r.get('take_thp_split_pmd') for r in rs]),
+                 'thp_pct': med([r['locked_thp_pct'] for r in rs]),
+                 'kvm_pages_2m': med([(r.get('kvm_locked') or {}).get('pages_2m') for r in rs]),
+                 'kvm_pages_4k': med([(r.get('kvm_locked') or {}).get('pages_4k') for r in rs]),
+                 'first_pass_s': stat([r['first_pass_s'] for r in rs]),
+                 'first_pass_x_fresh': rstat(rows, 'first_pass_s', c, 'fresh'),
+                 'ram_rss_mib': med([r['dst_ram_rss_kb'] / MIB for r in rs if 'dst_ram_rss_kb' in r]),
+                 'boot_s': stat([r['boot_s'] for r in rs]),
+                 'migration_s': stat([r.get('migration_s') for r in rs]),
+                 'rc': sorted({r['memtester_rc'] for r in rs})}
+            s7.setdefault(g, {})[c] = e
+            label = case_label(g, c)
+            md.append(f"| {kshort(g, e['kernel'])} | {label} | {fmt_stat(e['take_s'])} | "
+                      f"{fmt_stat(e['x_stock'])} | {fmt_stat(e['x_fresh'])} | "
+                      f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['splits'], 0)} | "
+                      f"{fmt(e['thp_pct'], 1)} | {kvm_cell(e['kvm_pages_2m'], e['kvm_pages_4k'])} | "
+                      f"{fmt_stat(e['first_pass_s'])} | {fmt_stat(e['first_pass_x_fresh'])} | "
+                      f"{fmt(e['ram_rss_mib'], 0)} | "
+                      f"{fmt_stat(e['boot_s'], 1)} | {fmt_stat(e['migration_s'], 1)} | "
+                      f"{'ok' if e['rc'] == [0] else 'memtester rc ' + str(e['rc'])} |")
+    md.append('')
+
+
 # ---------------------------------------------------------------- headline
 def goal(m, target, ok, measured=None):
     """One row of the goals table: measured stat m against target; ok(median)
@@ -597,12 +719,88 @@ def within_noise(stats):
     return False
 
 
+def headline_kvm(summary):
+    """The headline's first tables: workload 5 under KVM, memtester (7),
+    and workload 5 under TCG as the secondary table."""
+    md = []
+    s5 = summary.get('w5', {})
+    kvm = [(g, s5[g]) for g in ('kvm', 'kvm-latest') if g in s5]
+    cols = ('| kernel | case | write s | × stock | × no migration | faults per 2 MiB | splits | '
+            'KVM 2 MiB / 4 KiB | VmRSS after migration MiB | RAM RSS after writes MiB |')
+
+    def rows5(sets):
+        out = [cols, '|---|---|---|---|---|---|---|---|---|---|']
+        for g, cs in sets:
+            for c, e in cs.items():
+                label = case_label(g, c)
+                out.append(f"| {kshort(g, e['kernel'])} | {label} | {fmt_stat(e['write_s'])} | "
+                           f"{fmt_stat(e['x_stock'])} | {fmt_stat(e['x_fresh'])} | "
+                           f"{fmt(e['faults_per_2m'], 1)} | {fmt(e['splits'], 0)} | "
+                           f"{kvm_cell(e.get('kvm_pages_2m'), e.get('kvm_pages_4k'))} | "
+                           f"{fmt(e['dst_rss_mib']['median'], 0)} | "
+                           f"{fmt(e.get('ram_rss_after_mib'), 0)} |")
+        return out + ['']
+    if kvm:
+        e0 = next(iter(kvm[0][1].values()))
+        md += [textwrap.fill(
+            f"Workload 5 under KVM, the production path: a {e0['ram_mib']} MiB guest migrated "
+            "(precopy) between two QEMUs running it under KVM inside the test guest (AMD SVM "
+            "with nested paging, emulated by TCG), then written one byte per 4 KiB: the "
+            "guest's stores are NPT faults that KVM resolves through GUP on the destination's "
+            "RAM mapping. Write phase: median (min–max) s, ratios in the same round; KVM's "
+            "mappings of the guest's RAM after the writes.", 78) + '\n'] + rows5(kvm)
+    after = [e for e in s5.get('after', []) if e.get('accel') == 'KVM']
+    if after:
+        md += [textwrap.fill(
+            "After a postcopy migration under KVM (thpcow zero; the guest wrote all its RAM "
+            "before migrating): THPs of the destination's RAM, and KVM's 2 MiB mappings, "
+            "% of the eligible 2 MiB ranges.", 78) + '\n',
+            '| after completion | THP % at completion → end (s) | KVM 2 MiB % at completion → '
+            'end of watch → after the guest touched it all | KVM 2 MiB ≥ 95 % at |',
+            '|---|---|---|---|']
+        for e in after:
+            el = e['eligible'] or 1
+            pct = [None if e[k] is None else 100 * e[k] / el for k in
+                   ('kvm_2m_completion', 'kvm_2m_end_of_watch', 'kvm_2m_after_check')]
+            md.append(f"| {W5_AFTER_LABEL.get((e['after'], e['touch_pct']), e['after'])} | "
+                      f"{fmt(e['pct_at_completion'], 1)} → {fmt(e['pct_at_end'], 1)} "
+                      f"({fmt(e['end_s'], 0)}) | {' → '.join(fmt(x, 1) for x in pct)} | "
+                      + (f"{fmt(e['kvm_2m_95_s'], 1)} s" if e['kvm_2m_95_s'] is not None
+                         else 'not during the watch') + ' |')
+        md.append('')
+    s7 = summary.get('w7', {})
+    if s7:
+        md += [textwrap.fill(
+            "Workload 7, the seed's memtester: a Linux guest migrated under KVM, then "
+            "`memtester SIZE 1`: the time to take its memory (malloc and mlock), and its "
+            "first pass; the destination's faults and KVM's mappings once it has locked.", 78)
+            + '\n',
+            '| kernel | case | take s | × stock | × no migration | faults per 2 MiB | '
+            'KVM 2 MiB / 4 KiB | first pass s |',
+            '|---|---|---|---|---|---|---|---|']
+        for g, cs in s7.items():
+            for c, e in cs.items():
+                label = case_label(g, c)
+                md.append(f"| {kshort(g, e['kernel'])} | {label} | {fmt_stat(e['take_s'])} | "
+                          f"{fmt_stat(e['x_stock'])} | {fmt_stat(e['x_fresh'])} | "
+                          f"{fmt(e['faults_per_2m'], 1)} | "
+                          f"{kvm_cell(e['kvm_pages_2m'], e['kvm_pages_4k'])} | "
+                          f"{fmt_stat(e['first_pass_s'])} |")
+        md.append('')
+    tcg = [(g, s5[g]) for g in ('6.1', 'latest') if g in s5]
+    if tcg and kvm:
+        md += ['Workload 5 with the inner QEMUs under TCG (secondary: the destination QEMU\'s '
+               'own stores fault):\n'] + rows5(tcg)
+    return md
+
+
 def headline(summary):
-    """The README's table: workload 1 at a glance and the issue's goals."""
+    """The README's tables: workload 5 under KVM, memtester, workload 1 at a
+    glance and the issue's goals."""
     if not summary:
         return []
     s1 = summary.get('w1', {})
-    md = ['## Headline\n',
+    md = ['## Headline\n'] + headline_kvm(summary) + [
           textwrap.fill('Workload 1, write after read: time of the writes, and of the whole '
                         'process (read phase included), over first touch\'s in the same round; '
                         'median (min–max).', 78) + '\n',
@@ -646,8 +844,11 @@ def headline(summary):
                   + goal(reuse.get(k), '≤ 1.03 (fastest runs)', lambda x: x <= 1.03,
                          fmt_stat(reuse.get(k), 3) + (f" (fastest runs {fmt(reuse[k]['fastest'], 3)})"
                                                       if reuse.get(k, {}).get('fastest') else '')))
-    z5 = summary.get('w5', {}).get('6.1', {}).get('zero', {})
-    f5 = summary.get('w5', {}).get('6.1', {}).get('fresh', {})
+    for g in ('kvm', '6.1'):
+        z5 = summary.get('w5', {}).get(g, {}).get('zero', {})
+        f5 = summary.get('w5', {}).get(g, {}).get('fresh', {})
+        if z5:
+            break
     md.append('| 5: destination RSS after migration, zero × stock '
               + goal(z5.get('rss_x_stock'), '≤ 1.05', lambda x: x <= 1.05,
                      f"{fmt_stat(z5.get('rss_x_stock'), 3)}: "
@@ -669,7 +870,8 @@ def headline(summary):
                          f"{fmt_stat(c6.get('x_stock'))}; its new memory "
                          f"{fmt(c6.get('private_mib'), 1)} MiB vs stock's "
                          f"{fmt(k6.get('private_mib'), 1)} MiB"))
-    after = {(e['after'], e['touch_pct']): e for e in summary.get('w5', {}).get('after', [])}
+    # KVM's runs where there are both (they come first)
+    after = {(e['after'], e['touch_pct']): e for e in reversed(summary.get('w5', {}).get('after', []))}
     kh, co, co10 = (after.get(k) for k in (('khugepaged', 100), ('collapse', 100),
                                            ('collapse', 10)))
     if co:
@@ -822,6 +1024,7 @@ def main():
     w4(raw, summary, md, plots)
     w5(raw, summary, md, plots)
     w6(raw, summary, md)
+    w7(raw, summary, md)
     md[intro:intro] = headline(summary)
     if plots:
         md.append('Plots: ' + ', '.join(f'`{p}`' for p, _ in plots) + '.\n')

@@ -6,7 +6,8 @@
 # (the upstream-fixed kernel): stock, prealloc and fresh. Then, with the
 # module, the postcopy variant that goes on after completion: khugepaged's
 # defaults against thpcowctl collapse --await-postcopy, and collapse on a
-# guest that touched a tenth of its RAM. Prints JSON lines.
+# guest that touched a tenth of its RAM. Under KVM when the guest has it
+# (vm/run --kvm). Prints JSON lines.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -21,7 +22,7 @@ mig() {
 	local case=$1 rep=$2 rc=0 out
 	shift 2
 	[[ $case != nozero ]] || echo 0 >"$thp/use_zero_page"
-	out=$(python3 "$repo/bench/mig.py" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
+	out=$(python3 "$repo/bench/mig.py" --accel "$accel" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
 	[[ $case != nozero ]] || echo 1 >"$thp/use_zero_page"
 	((rc == 0)) || {
 		echo "bench/guest/mig.sh: $case failed ($rc)" >&2

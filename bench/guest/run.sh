@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench's guest driver (bench/run boots the guest): runs each workload
-# named (w1 .. w6) and writes its JSON lines to $THPCOW_VM_OUT/WORKLOAD.jsonl,
+# named (w1 .. w7) and writes its JSON lines to $THPCOW_VM_OUT/WORKLOAD.jsonl,
 # with a line of progress on stderr for each.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +14,7 @@ for w in "$@"; do
 	w4) "$here/khugepaged.sh" ;;
 	w5) "$here/mig.sh" ;;
 	w6) "$here/copy.sh" ;;
+	w7) "$here/memtester.sh" ;;
 	*)
 		echo "bench/guest/run.sh: no workload $w" >&2
 		exit 2

@@ -13,7 +13,7 @@ cd "$repo" || exit 1
 vm_harness=(vm/run vm/fetch-kernel vm/kbuild vm/rootfs vm/init vm/guest vm/selftests-build vm/build-kernel vm/lib/*.sh vm/tests/*.t)
 test_harness=(tests/check tests/lib/tap.sh tests/vm/{compat,ibt,direct-calls,selftests}.t tests/host/*.t)
 build_scripts=(scripts/deps .ci/run)
-bench_scripts=(bench/run bench/demo bench/guest/*.sh)
+bench_scripts=(bench/run bench/demo bench/guest/*.sh bench/inner-initrd bench/inner-init)
 install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh
 	tests/lib/inguest.sh dist/libvirt-hook-qemu dist/dkms-kernel-hook tests/host/deb-kernel-updates.sh
 	debian/thpcow-dkms.postinst debian/thpcow-dkms.prerm debian/thpcowctl.postrm debian/thpcowctl.prerm)

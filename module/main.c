@@ -4,7 +4,7 @@
  * with it (the counters in stats.c, the modes, the global default and
  * SRCU in policy.c, native_zero in probe.c, assume_ibt in compat/ibt.c).
  *
- * Since Linux 4.8 a write fault on a PMD that maps the huge zero page
+ * Since Linux 5.8 a write fault on a PMD that maps the huge zero page
  * splits it and allocates one 4 KiB page; 6.13 gives it a whole THP again,
  * for everyone. thpcow brings the 6.13 behaviour to older kernels, for the
  * processes and cgroups that ask for it, by hooking do_huge_pmd_wp_page().
@@ -18,6 +18,10 @@ static int __init thpcow_init(void)
 	int ret;
 
 	thpcow_policy_init_begin();
+#ifdef THPCOW_BROKEN
+	pr_warn("built broken on purpose (THPCOW_BREAK=%s), for tests only\n",
+		THPCOW_BROKEN);
+#endif
 	if (!has_transparent_hugepage()) {
 		pr_err("this machine has no transparent huge pages\n");
 		return -ENODEV;
@@ -82,6 +86,9 @@ static void __exit thpcow_exit(void)
 }
 
 module_init(thpcow_init);
+#ifdef THPCOW_BROKEN
+MODULE_INFO(thpcow_broken, THPCOW_BROKEN);
+#endif
 module_exit(thpcow_exit);
 
 MODULE_LICENSE("GPL");

@@ -135,7 +135,7 @@ enum thpcow_stat {
 	THPCOW_STAT_INHERIT_FAILED,	/* no memory or room to pass a policy on */
 	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
 	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
-	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (5.10) */
+	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (< 5.19) */
 	THPCOW_STAT_SPLIT,		/* split forced where the kernel would not */
 	THPCOW_STAT_NR
 };

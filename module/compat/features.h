@@ -34,10 +34,8 @@
  * - include/linux/highmem.h has copy_mc_user_highpage() and mm/memory.c's
  *   wp_page_copy() queues a poisoned source for memory_failure(): 6.1's
  *   recovery from CoW machine checks, backported.
- * - Module.symvers exports cgroup_get_from_id() (EXPORT_SYMBOL_GPL).
  */
 #define THPCOW_HAS_COPY_MC_USER_HIGHPAGE	1
-#define THPCOW_HAS_CGROUP_GET_FROM_ID		1
 #endif
 
 /*
@@ -114,9 +112,12 @@
 #define THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND	THPCOW_SINCE(5, 19)
 #endif
 
-/* 5.19: cgroup_get_from_id() exported to modules */
+/*
+ * 5.14 "cgroup: Added cgroup_get_from_id" (exported for lpfc; Ubuntu's
+ * 5.15 Module.symvers has it)
+ */
 #ifndef THPCOW_HAS_CGROUP_GET_FROM_ID
-#define THPCOW_HAS_CGROUP_GET_FROM_ID		THPCOW_SINCE(5, 19)
+#define THPCOW_HAS_CGROUP_GET_FROM_ID		THPCOW_SINCE(5, 14)
 #endif
 
 /*

@@ -3,8 +3,8 @@
 # installing it: systemd-analyze security rates it at most 4.0 (what is left
 # is what loading a module and /dev/thpcow need), it is skipped through
 # ExecCondition= where thpcow is not needed, and the lines that systemd
-# would ignore are none. tests/vm/systemd.t runs it in a guest. The
-# example dist/thpcow-metrics.service: its command, run here against the
+# would ignore are none. tests/vm/systemd.t runs it in a guest.
+# dist/thpcow-metrics.service: its command, run here against the
 # fake device, writes the Prometheus file whole (stats, then usage), and
 # without the module one that says thpcow_up 0.
 # dist/thpcow-collapse@.service: rated and checked the same way;
@@ -121,6 +121,17 @@ metrics_unit() {
 		"systemd-analyze verify"
 }
 
+# Without node-exporter its directory is absent: ReadWritePaths= on it
+# would fail the unit (226/NAMESPACE) every minute; the unit is skipped
+# instead (ConditionPathIsDirectory=), and the path optional ("-").
+metrics_no_exporter() {
+	local rw
+	rw=$(sed -n 's/^ReadWritePaths=//p' "$metrics")
+	check_eq "$rw" "-/var/lib/prometheus/node-exporter" "ReadWritePaths=" &&
+		check_eq "$(sed -n 's/^ConditionPathIsDirectory=//p' "$metrics")" "${rw#-}" \
+			"ConditionPathIsDirectory="
+}
+
 metrics_atomic() {
 	local out=$tmp/textfile
 	make -s -C "$ctl_dir" thpcowctl test_fakedev.so >&2 || return
@@ -150,6 +161,7 @@ cases=(
 	skips_by_condition # ExecCondition=thpcowctl probe --condition
 	metrics_unit       # thpcow-metrics.service and .timer: systemd-analyze verify
 	metrics_atomic     # its command: the .prom file whole; thpcow_up 0 without the module
+	metrics_no_exporter # ... skipped, not failed, without node-exporter's directory
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
 	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it

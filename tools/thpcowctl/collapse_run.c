@@ -43,6 +43,8 @@
  * of 4 KiB pages) only when that changes, or every SMAPS_POLL_NS.
  */
 #define FD_POLL_NS		100000000L
+/* virsh domstate's answer: at most 10 s */
+#define DOMSTATE_MAX_MS		10000
 #define SMAPS_POLL_NS		5000000000L
 #define PROGRESS_NS		250000000L
 #define ERRNO_MAX		134
@@ -345,6 +347,17 @@ static int wait_uffd(const struct target *tg, struct tally *t,
 	return u.files < 0 ? u.files : u.mib < 0 ? (int)u.mib : 0;
 }
 
+/* How long virsh domstate may take: the rest of --await-postcopy, at most
+ * DOMSTATE_MAX_MS. */
+static int domstate_ms(const struct tally *t, const struct collapse_opts *o)
+{
+	double left = o->await ? o->await - since(&t->start) : 0;
+
+	if (!o->await || left * 1000 > DOMSTATE_MAX_MS)
+		return DOMSTATE_MAX_MS;
+	return left > 0 ? (int)(left * 1000) : 1;
+}
+
 /*
  * --domain: until libvirt says the incoming migration has completed
  * ("Resumed Migrated"; at once if it had before the subscription), at most
@@ -368,7 +381,16 @@ static int wait_domain(const struct target *tg, struct tally *t,
 	if (virsh_events_start(&e))
 		return wait_uffd(tg, t, o);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (virsh_domstate(o->domain, &state) == 0 && state == MIG_DONE)
+	ret = virsh_domstate(o->domain, domstate_ms(t, o), &state);
+	if (ret == -ETIMEDOUT) {
+		/* a daemon that does not answer sends no events either */
+		virsh_events_stop(&e);
+		t->waited += since(&t0);
+		error_msg("libvirt domain %s: virsh domstate: no answer; "
+			  "watching the process instead", o->domain);
+		return wait_uffd(tg, t, o);
+	}
+	if (ret == 0 && state == MIG_DONE)
 		t->trigger = "state";
 	while (state < MIG_DONE && !stop && !pidfd_exited(tg->pidfd) &&
 	       (!o->await || (left = o->await - since(&t->start)) > 0)) {

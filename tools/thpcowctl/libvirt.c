@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libvirt.h"
@@ -164,26 +165,50 @@ void virsh_events_stop(struct virsh_events *e)
 	e->pid = 0;
 }
 
-int virsh_domstate(const char *domain, enum mig_state *state)
+int virsh_domstate(const char *domain, int ms, enum mig_state *state)
 {
 	char *args[] = { "domstate", "--reason", "--", (char *)domain, NULL };
+	struct pollfd pfd = { .events = POLLIN };
+	struct timespec t0, now;
 	char buf[256];
 	ssize_t got;
 	size_t len = 0;
-	int fd, status;
-	pid_t pid = virsh_spawn(args, &fd);
+	int status, left, ready = 0, timed_out = 0;
+	pid_t pid = virsh_spawn(args, &pfd.fd);
 
 	if (pid < 0)
 		return -1;
-	while (len + 1 < sizeof(buf) &&
-	       ((got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0 ||
-		(got < 0 && errno == EINTR)))
-		if (got > 0)
-			len += (size_t)got;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* a daemon that accepts and never answers: no longer than ms */
+	while (len + 1 < sizeof(buf)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ms - (int)((now.tv_sec - t0.tv_sec) * 1000 +
+				  (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left > 0)
+			ready = poll(&pfd, 1, left);
+		if (left <= 0 || ready == 0) {
+			timed_out = 1;
+			break;
+		}
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			break;
+		got = read(pfd.fd, buf + len, sizeof(buf) - 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
 	buf[len] = '\0';
-	close(fd);
+	close(pfd.fd);
+	if (timed_out)
+		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (timed_out)
+		return -ETIMEDOUT;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || !len)
 		return -1;
 	*state = virsh_state_line(buf);

@@ -46,7 +46,10 @@ int virsh_events_start(struct virsh_events *e);
 int virsh_events_wait(struct virsh_events *e, const char *domain, int ms,
 		      enum mig_state *state);
 void virsh_events_stop(struct virsh_events *e);
-/* 'virsh domstate --reason domain' now; 0, or -1 if it had no answer. */
-int virsh_domstate(const char *domain, enum mig_state *state);
+/*
+ * 'virsh domstate --reason domain' now, waiting at most ms for it (then
+ * killed); 0, -ETIMEDOUT, or -1 if it had no answer.
+ */
+int virsh_domstate(const char *domain, int ms, enum mig_state *state);
 
 #endif /* THPCOWCTL_LIBVIRT_H */

@@ -51,7 +51,24 @@ domstate_hangs() {
 	check_eq "$(pgrep -fx 'sleep 29.5' || true)" "" "virsh left running"
 }
 
+# a virsh that fails: its first line of error in thpcowctl's message, none
+# of its words bare on stderr (the journal); one that cannot be run: so
+virsh_fails() {
+	virsh_says 'echo "error: failed to get domain '"'"'vm1'"'"'" >&2; exit 1' \
+		'printf "error: failed to connect to the hypervisor\\nerror: Failed to connect socket\\n" >&2; exit 1'
+	collapse_domain 1
+	check_eq "$(cat "$tmp/err")" \
+		"thpcowctl: collapse: libvirt domain vm1: failed to connect to the hypervisor; watching the process instead" \
+		"stderr of a virsh that fails"
+	rm "$tmp/virsh"
+	collapse_domain 1
+	check_eq "$(cat "$tmp/err")" \
+		"thpcowctl: collapse: libvirt domain vm1: cannot run virsh; watching the process instead" \
+		"stderr without virsh"
+}
+
 cases=(
 	domstate_hangs # virsh domstate that never answers: killed within --await-postcopy
+	virsh_fails    # virsh's error folded into thpcowctl's message; no virsh: "cannot run virsh"
 )
 tap_run "${cases[@]}"

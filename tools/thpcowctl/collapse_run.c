@@ -375,13 +375,17 @@ static int wait_domain(const struct target *tg, struct tally *t,
 	struct virsh_events e;
 	struct timespec t0;
 	bool shown = false, lost = false;
+	char why[256];
 	double left = 1;
 	int ret;
 
 	if (virsh_events_start(&e))
 		return wait_uffd(tg, t, o);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = virsh_domstate(o->domain, domstate_ms(t, o), &state);
+	/* its error (the domain not defined here yet, say) only matters
+	 * if the events do not come either */
+	ret = virsh_domstate(o->domain, domstate_ms(t, o), &state, why,
+			     sizeof(why));
 	if (ret == -ETIMEDOUT) {
 		/* a daemon that does not answer sends no events either */
 		virsh_events_stop(&e);
@@ -430,8 +434,9 @@ static int wait_domain(const struct target *tg, struct tally *t,
 		/* libvirt said nothing, or went: what /proc shows (the rest
 		 * of --await-postcopy), as without --domain */
 		if (lost)
-			error_msg("libvirt domain %s: no events (virsh ended); "
-				  "watching the process instead", o->domain);
+			error_msg("libvirt domain %s: %s; watching the process "
+				  "instead", o->domain,
+				  e.why[0] ? e.why : "no events (virsh ended)");
 		ret = wait_uffd(tg, t, o);
 		return ret;
 	}

@@ -32,6 +32,8 @@ enum mig_state virsh_state_line(const char *line);
 struct virsh_events {
 	pid_t pid;
 	int fd;			/* virsh's standard output, non-blocking */
+	int errfd;		/* its standard error */
+	char why[256];		/* why it ended, once it has, or "" */
 	size_t len;
 	char buf[2048];
 	char last[128];		/* the last event about the domain, for messages */
@@ -41,15 +43,18 @@ struct virsh_events {
 int virsh_events_start(struct virsh_events *e);
 /*
  * Wait up to ms for lines; the most final state they give for domain into
- * *state (left as it is if none). 0, or -1 when virsh has gone (EOF).
+ * *state (left as it is if none). 0, or -1 when virsh has gone (EOF; why
+ * in e->why: "cannot run virsh", its first line of error, or "").
  */
 int virsh_events_wait(struct virsh_events *e, const char *domain, int ms,
 		      enum mig_state *state);
 void virsh_events_stop(struct virsh_events *e);
 /*
  * 'virsh domstate --reason domain' now, waiting at most ms for it (then
- * killed); 0, -ETIMEDOUT, or -1 if it had no answer.
+ * killed); 0, -ETIMEDOUT, or -1 if it had no answer (why into why,
+ * as for events).
  */
-int virsh_domstate(const char *domain, int ms, enum mig_state *state);
+int virsh_domstate(const char *domain, int ms, enum mig_state *state,
+		   char *why, size_t whylen);
 
 #endif /* THPCOWCTL_LIBVIRT_H */

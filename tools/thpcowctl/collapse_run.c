@@ -45,6 +45,9 @@
 #define FD_POLL_NS		100000000L
 /* virsh domstate's answer: at most 10 s */
 #define DOMSTATE_MAX_MS		10000
+/* virsh domstate again while no event came: after 2 s, then every 30 s */
+#define DOMSTATE_FIRST_S	2
+#define DOMSTATE_AGAIN_S	30
 #define SMAPS_POLL_NS		5000000000L
 #define PROGRESS_NS		250000000L
 #define ERRNO_MAX		134
@@ -360,7 +363,8 @@ static int domstate_ms(const struct tally *t, const struct collapse_opts *o)
 
 /*
  * --domain: until libvirt says the incoming migration has completed
- * ("Resumed Migrated"; at once if it had before the subscription), at most
+ * ("Resumed Migrated"; or domstate says so, at once and while no event
+ * comes, for a migration that ended before the subscription), at most
  * --await-postcopy seconds; then, after a postcopy, until no userfaultfd
  * registration is left (QEMU ends them as postcopy ends). Without an
  * answer from libvirt (no virsh, no daemon): the /proc watch of
@@ -376,7 +380,7 @@ static int wait_domain(const struct target *tg, struct tally *t,
 	struct timespec t0;
 	bool shown = false, lost = false;
 	char why[256];
-	double left = 1;
+	double left = 1, requery = DOMSTATE_FIRST_S;
 	int ret;
 
 	if (virsh_events_start(&e))
@@ -414,6 +418,20 @@ static int wait_domain(const struct target *tg, struct tally *t,
 		}
 		if (state == MIG_DONE && !t->trigger)
 			t->trigger = "event";
+		/* a migration that ended between the first query and the
+		 * subscription sends no event: ask again, after 2 s, then
+		 * every 30 s */
+		if (state < MIG_DONE && since(&t0) >= requery) {
+			enum mig_state now = MIG_WAITING;
+
+			if (virsh_domstate(o->domain, domstate_ms(t, o), &now,
+					   why, sizeof(why)) == 0 && now > state) {
+				state = now;
+				if (state == MIG_DONE)
+					t->trigger = "state";
+			}
+			requery = since(&t0) + DOMSTATE_AGAIN_S;
+		}
 	}
 	if (state == MIG_POSTCOPY)
 		t->postcopy_seen = true;

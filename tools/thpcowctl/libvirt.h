@@ -4,7 +4,8 @@
  * virsh (libvirt-clients) is run rather than linked: 'virsh event --loop
  * --event lifecycle' for every domain (the domain may not exist yet when
  * the wait starts), filtered here by name, and 'virsh domstate --reason'
- * once after subscribing (for a migration that ended before). On the
+ * after subscribing, and again while no event comes (for a migration that
+ * ended before the subscription took effect). On the
  * destination libvirt emits "Resumed Post-copy" when postcopy begins and
  * "Resumed Migrated" when the migration has completed, precopy or postcopy
  * (qemuMigrationDstFinish). THPCOWCTL_VIRSH names another virsh (tests).

@@ -92,6 +92,16 @@ systemctl start --no-block thpcow-collapse@a\x20b.service
 logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"
 }
 
+# /etc/libvirt/hooks/qemu.d/thpcow where the hook is not installed (the
+# package removed, not purged; nor is it on this host): nothing, exit 0
+# (libvirt would fail a migration on a hook that fails)
+hook_conffile_alone() {
+	local h=$repo/dist/libvirt-hook-qemu.d-thpcow
+	[[ ! -e /usr/libexec/thpcow/libvirt-hook-qemu && ! -e /usr/local/libexec/thpcow/libvirt-hook-qemu ]] ||
+		skip "thpcow's libvirt hook is installed on this host"
+	check_eq "$("$h" vm1 migrate begin - </dev/null 2>&1; echo "rc=$?")" "rc=0" "its output and status"
+}
+
 skips_by_condition() {
 	check_eq "$(grep '^ExecCondition=' "$unit")" "ExecCondition=thpcowctl probe --condition" \
 		"ExecCondition="
@@ -165,5 +175,6 @@ cases=(
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
 	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it
+	hook_conffile_alone # /etc/libvirt/hooks/qemu.d/thpcow without the hook: nothing, exit 0
 )
 tap_run "${cases[@]}"

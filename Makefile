@@ -29,10 +29,10 @@
 #                   thpcow-dkms ships
 #   make install-tools  (root) thpcowctl, its man pages and completion, the
 #                   systemd units (thpcow, thpcow-collapse@, thpcow-metrics
-#                   and its timer), the libvirt hook into LIBEXECDIR/thpcow
-#                   linked as /etc/libvirt/hooks/qemu.d/thpcow, and
-#                   /etc/thpcow.conf and /etc/modprobe.d/thpcow.conf (each
-#                   unless it exists)
+#                   and its timer), the libvirt hook into LIBEXECDIR/thpcow,
+#                   and /etc/thpcow.conf, /etc/modprobe.d/thpcow.conf and
+#                   /etc/libvirt/hooks/qemu.d/thpcow, which runs that hook
+#                   (each unless it exists)
 #   make install-all    both; DESTDIR and PREFIX (/usr/local) are honoured
 #   make uninstall  remove what they installed (the /etc files if unchanged)
 #   make -s list-installed  what the install targets install, where (below)
@@ -111,7 +111,6 @@ TOOLS_FILES = \
 	0644:dist/thpcow-metrics.service:$(UNITDIR)/thpcow-metrics.service \
 	0644:dist/thpcow-metrics.timer:$(UNITDIR)/thpcow-metrics.timer \
 	0755:dist/libvirt-hook-qemu:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu \
-	0777:$(LIBEXECDIR)/thpcow/libvirt-hook-qemu:$(SYSCONFDIR)/libvirt/hooks/qemu.d/thpcow \
 	0644:dist/prometheus/thpcow.rules.yml:$(PREFIX)/share/thpcowctl/prometheus/thpcow.rules.yml \
 	$(if $(filter yes,$(CONF_EXAMPLES)),$(foreach e,$(CONF_FILES),0644:$(call src,$e):$(DOCDIR)/$(notdir $(call src,$e))))
 # /etc: installed when absent, never overwritten; uninstall removes them if
@@ -119,7 +118,8 @@ TOOLS_FILES = \
 # with (Debian's conffiles do that instead).
 CONF_FILES = \
 	0644:dist/thpcow.conf:$(SYSCONFDIR)/thpcow.conf \
-	0644:dist/modprobe.conf:$(SYSCONFDIR)/modprobe.d/thpcow.conf
+	0644:dist/modprobe.conf:$(SYSCONFDIR)/modprobe.d/thpcow.conf \
+	0755:dist/libvirt-hook-qemu.d-thpcow:$(SYSCONFDIR)/libvirt/hooks/qemu.d/thpcow
 CONF_EXAMPLES ?= yes
 # What the module build needs and nothing else: module/ (sources, Kbuild,
 # Kconfig), the ABI header, dkms.conf; under DKMS_SRC.

@@ -326,7 +326,7 @@ events_no_libvirt() {
 	mix_end evno
 	check_eq "$(val evno thp_map)" HHHHHHHH "THP map"
 	check_eq "$(jval evno.json trigger)" timeout "trigger"
-	check_eq "$(cat "$out/evno.err")" "thpcowctl: collapse: libvirt domain vm1: no events (virsh ended); watching the process instead" "stderr"
+	check_eq "$(cat "$out/evno.err")" "thpcowctl: collapse: libvirt domain vm1: cannot run virsh; watching the process instead" "stderr"
 	jrange evno.json waited_s 2.9 10
 }
 

@@ -112,7 +112,8 @@ one_guest() {
 # that the purge has something to remove.
 libvirt_hook() {
 	local unit=thpcow-collapse@vm2.service
-	check_eq "$(readlink /etc/libvirt/hooks/qemu.d/thpcow)" /usr/libexec/thpcow/libvirt-hook-qemu "the hook"
+	check_eq "$(dpkg-query -W -f='${Conffiles}' thpcowctl | awk '$1 == "/etc/libvirt/hooks/qemu.d/thpcow" { print $1 }')" \
+		/etc/libvirt/hooks/qemu.d/thpcow "the hook: a conffile"
 	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
 	unit_until "$unit" ActiveState '!inactive'
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"

@@ -6,7 +6,7 @@
 # install-dkms's, a dkms.conf with a literal version, no deprecated keys and
 # no AUTOINSTALL, the kernel hooks as links; thpcowctl: make install-tools'
 # with debian/rules' directories, the units with dh_installsystemd's
-# scripts, the /etc files as conffiles, the libvirt hook as a link);
+# scripts, the /etc files, the libvirt hook's too, as conffiles);
 # lintian finds no error and only the warnings listed here; the packaged
 # source builds with DKMS for bookworm's 6.1 headers, where a compiler
 # warning stays a warning (an error in make check), and DKMS declines a
@@ -132,8 +132,12 @@ ctl_package() {
 		"postrm: the metrics file goes at remove and purge"
 	check_match "$(cat "$tmp/ctl/prerm")" 'deb-systemd-invoke stop thpcow-metrics.timer ' \
 		"prerm: the metrics timer stopped at remove"
-	check_eq "$(readlink "$tmp/ctl-root/etc/libvirt/hooks/qemu.d/thpcow")" /usr/libexec/thpcow/libvirt-hook-qemu \
-		"the libvirt hook: a link where libvirt >= 6.5 reads it"
+	# a conffile, so that deleting it to turn the hook off lasts, which
+	# runs the hook where the package puts it
+	check_match "$(cat "$tmp/ctl/conffiles")" $'(^|\n)/etc/libvirt/hooks/qemu.d/thpcow(\n|$)' \
+		"the libvirt hook where libvirt >= 6.5 reads it: a conffile"
+	check_match "$(cat "$tmp/ctl-root/etc/libvirt/hooks/qemu.d/thpcow")" \
+		$'\nfor hook in /usr/libexec/thpcow/libvirt-hook-qemu ' "... that runs /usr/libexec/thpcow/libvirt-hook-qemu"
 	# where Debian wants them, written out once more on purpose: the list
 	# above is the Makefile's, and a wrong directory there would pass it
 	paths=$(contents "$deb" | awk '{ print $2 }')

@@ -3,8 +3,8 @@
 # installing it: systemd-analyze security rates it at most 4.0 (what is left
 # is what loading a module and /dev/thpcow need), it is skipped through
 # ExecCondition= where thpcow is not needed, and the lines that systemd
-# would ignore are none. tests/vm/systemd.t runs it in a guest. The
-# example dist/thpcow-metrics.service: its command, run here against the
+# would ignore are none. tests/vm/systemd.t runs it in a guest.
+# dist/thpcow-metrics.service: its command, run here against the
 # fake device, writes the Prometheus file whole (stats, then usage), and
 # without the module one that says thpcow_up 0.
 # dist/thpcow-collapse@.service: rated and checked the same way;
@@ -92,6 +92,16 @@ systemctl start --no-block thpcow-collapse@a\x20b.service
 logger -t thpcow cannot start thpcow-collapse for guest a b' "what it ran"
 }
 
+# /etc/libvirt/hooks/qemu.d/thpcow where the hook is not installed (the
+# package removed, not purged; nor is it on this host): nothing, exit 0
+# (libvirt would fail a migration on a hook that fails)
+hook_conffile_alone() {
+	local h=$repo/dist/libvirt-hook-qemu.d-thpcow
+	[[ ! -e /usr/libexec/thpcow/libvirt-hook-qemu && ! -e /usr/local/libexec/thpcow/libvirt-hook-qemu ]] ||
+		skip "thpcow's libvirt hook is installed on this host"
+	check_eq "$("$h" vm1 migrate begin - </dev/null 2>&1; echo "rc=$?")" "rc=0" "its output and status"
+}
+
 skips_by_condition() {
 	check_eq "$(grep '^ExecCondition=' "$unit")" "ExecCondition=thpcowctl probe --condition" \
 		"ExecCondition="
@@ -119,6 +129,17 @@ metrics_unit() {
 	need_analyze
 	check_eq "$(systemd-analyze verify --man=no "$metrics" "${metrics%.service}.timer" 2>&1)" "" \
 		"systemd-analyze verify"
+}
+
+# Without node-exporter its directory is absent: ReadWritePaths= on it
+# would fail the unit (226/NAMESPACE) every minute; the unit is skipped
+# instead (ConditionPathIsDirectory=), and the path optional ("-").
+metrics_no_exporter() {
+	local rw
+	rw=$(sed -n 's/^ReadWritePaths=//p' "$metrics")
+	check_eq "$rw" "-/var/lib/prometheus/node-exporter" "ReadWritePaths=" &&
+		check_eq "$(sed -n 's/^ConditionPathIsDirectory=//p' "$metrics")" "${rw#-}" \
+			"ConditionPathIsDirectory="
 }
 
 metrics_atomic() {
@@ -150,8 +171,10 @@ cases=(
 	skips_by_condition # ExecCondition=thpcowctl probe --condition
 	metrics_unit       # thpcow-metrics.service and .timer: systemd-analyze verify
 	metrics_atomic     # its command: the .prom file whole; thpcow_up 0 without the module
+	metrics_no_exporter # ... skipped, not failed, without node-exporter's directory
 	collapse_score     # thpcow-collapse@.service: exposure at most 2.5
 	collapse_unit      # ... systemd-analyze verify, no warnings
 	hook               # libvirt-hook-qemu: migrate begin starts the unit, release end stops it
+	hook_conffile_alone # /etc/libvirt/hooks/qemu.d/thpcow without the hook: nothing, exit 0
 )
 tap_run "${cases[@]}"

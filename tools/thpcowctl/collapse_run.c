@@ -43,6 +43,11 @@
  * of 4 KiB pages) only when that changes, or every SMAPS_POLL_NS.
  */
 #define FD_POLL_NS		100000000L
+/* virsh domstate's answer: at most 10 s */
+#define DOMSTATE_MAX_MS		10000
+/* virsh domstate again while no event came: after 2 s, then every 30 s */
+#define DOMSTATE_FIRST_S	2
+#define DOMSTATE_AGAIN_S	30
 #define SMAPS_POLL_NS		5000000000L
 #define PROGRESS_NS		250000000L
 #define ERRNO_MAX		134
@@ -345,9 +350,21 @@ static int wait_uffd(const struct target *tg, struct tally *t,
 	return u.files < 0 ? u.files : u.mib < 0 ? (int)u.mib : 0;
 }
 
+/* How long virsh domstate may take: the rest of --await-postcopy, at most
+ * DOMSTATE_MAX_MS. */
+static int domstate_ms(const struct tally *t, const struct collapse_opts *o)
+{
+	double left = o->await ? o->await - since(&t->start) : 0;
+
+	if (!o->await || left * 1000 > DOMSTATE_MAX_MS)
+		return DOMSTATE_MAX_MS;
+	return left > 0 ? (int)(left * 1000) : 1;
+}
+
 /*
  * --domain: until libvirt says the incoming migration has completed
- * ("Resumed Migrated"; at once if it had before the subscription), at most
+ * ("Resumed Migrated"; or domstate says so, at once and while no event
+ * comes, for a migration that ended before the subscription), at most
  * --await-postcopy seconds; then, after a postcopy, until no userfaultfd
  * registration is left (QEMU ends them as postcopy ends). Without an
  * answer from libvirt (no virsh, no daemon): the /proc watch of
@@ -362,13 +379,26 @@ static int wait_domain(const struct target *tg, struct tally *t,
 	struct virsh_events e;
 	struct timespec t0;
 	bool shown = false, lost = false;
-	double left = 1;
+	char why[256];
+	double left = 1, requery = DOMSTATE_FIRST_S;
 	int ret;
 
 	if (virsh_events_start(&e))
 		return wait_uffd(tg, t, o);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (virsh_domstate(o->domain, &state) == 0 && state == MIG_DONE)
+	/* its error (the domain not defined here yet, say) only matters
+	 * if the events do not come either */
+	ret = virsh_domstate(o->domain, domstate_ms(t, o), &state, why,
+			     sizeof(why));
+	if (ret == -ETIMEDOUT) {
+		/* a daemon that does not answer sends no events either */
+		virsh_events_stop(&e);
+		t->waited += since(&t0);
+		error_msg("libvirt domain %s: virsh domstate: no answer; "
+			  "watching the process instead", o->domain);
+		return wait_uffd(tg, t, o);
+	}
+	if (ret == 0 && state == MIG_DONE)
 		t->trigger = "state";
 	while (state < MIG_DONE && !stop && !pidfd_exited(tg->pidfd) &&
 	       (!o->await || (left = o->await - since(&t->start)) > 0)) {
@@ -388,6 +418,20 @@ static int wait_domain(const struct target *tg, struct tally *t,
 		}
 		if (state == MIG_DONE && !t->trigger)
 			t->trigger = "event";
+		/* a migration that ended between the first query and the
+		 * subscription sends no event: ask again, after 2 s, then
+		 * every 30 s */
+		if (state < MIG_DONE && since(&t0) >= requery) {
+			enum mig_state now = MIG_WAITING;
+
+			if (virsh_domstate(o->domain, domstate_ms(t, o), &now,
+					   why, sizeof(why)) == 0 && now > state) {
+				state = now;
+				if (state == MIG_DONE)
+					t->trigger = "state";
+			}
+			requery = since(&t0) + DOMSTATE_AGAIN_S;
+		}
 	}
 	if (state == MIG_POSTCOPY)
 		t->postcopy_seen = true;
@@ -408,8 +452,9 @@ static int wait_domain(const struct target *tg, struct tally *t,
 		/* libvirt said nothing, or went: what /proc shows (the rest
 		 * of --await-postcopy), as without --domain */
 		if (lost)
-			error_msg("libvirt domain %s: no events (virsh ended); "
-				  "watching the process instead", o->domain);
+			error_msg("libvirt domain %s: %s; watching the process "
+				  "instead", o->domain,
+				  e.why[0] ? e.why : "no events (virsh ended)");
 		ret = wait_uffd(tg, t, o);
 		return ret;
 	}

@@ -54,9 +54,25 @@ static void value_copy(char *dst, size_t len, const char *v)
 	dst[o] = '\0';
 }
 
+/*
+ * libvirt names its QEMU guests' machines qemu-ID-NAME (libvirt's
+ * virDomainDriverGenerateMachineName()), ID a number that changes at each
+ * start: for those the domain's NAME, for others machined's name as is.
+ */
+static void name_of_libvirt(char *name)
+{
+	size_t n;
+
+	if (strncmp(name, "qemu-", 5))
+		return;
+	n = strspn(name + 5, "0123456789");
+	if (n && name[5 + n] == '-' && name[6 + n])
+		memmove(name, name + 6 + n, strlen(name + 6 + n) + 1);
+}
+
 int machine_parse(FILE *f, const char *name, struct machine *m)
 {
-	char line[512];
+	char line[512], service[64] = "";
 	size_t len;
 
 	memset(m, 0, sizeof(*m));
@@ -71,7 +87,11 @@ int machine_parse(FILE *f, const char *name, struct machine *m)
 			value_copy(m->scope, sizeof(m->scope), line + 6);
 		else if (strncmp(line, "ID=", 3) == 0)
 			uuid_format(line + 3, m->uuid, sizeof(m->uuid));
+		else if (strncmp(line, "SERVICE=", 8) == 0)
+			value_copy(service, sizeof(service), line + 8);
 	}
+	if (strcmp(service, "libvirt-qemu") == 0)
+		name_of_libvirt(m->name);
 	return m->scope[0] ? 0 : -1;
 }
 

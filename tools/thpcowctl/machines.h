@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * thpcowctl: the virtual machines systemd-machined knows, from its state
- * files (/run/systemd/machines/NAME: NAME=, SCOPE=, ID=, as machined writes
- * them; no D-Bus), so that usage can name a cgroup row by its VM's name and
- * UUID, which stay the same across restarts while the scope's number does
- * not. THPCOWCTL_MACHINES names another directory (tests).
+ * files (/run/systemd/machines/NAME: NAME=, SCOPE=, ID=, SERVICE=, as
+ * machined writes them; no D-Bus), so that usage can name a cgroup row by
+ * its VM's name and UUID, which stay the same across restarts while the
+ * scope's number does not. A libvirt guest (SERVICE=libvirt-qemu) is named
+ * by its domain: machined's NAME=qemu-ID-DOMAIN without the qemu-ID-,
+ * whose ID changes at each start too. THPCOWCTL_MACHINES names another
+ * directory (tests).
  */
 #ifndef THPCOWCTL_MACHINES_H
 #define THPCOWCTL_MACHINES_H
@@ -15,7 +18,7 @@
 #define MACHINES_DIR	"/run/systemd/machines"
 
 struct machine {
-	char name[256];
+	char name[256];		/* a libvirt guest's domain, e.g. vm1 */
 	char scope[256];	/* the unit, e.g. machine-qemu\x2d1\x2dvm1.scope */
 	char uuid[40];		/* 8-4-4-4-12, or "" if machined has none */
 };

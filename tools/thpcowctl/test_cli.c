@@ -1938,12 +1938,13 @@ static const struct test tests[] = {
 	     "--pid, --cgroup and --machine are mutually exclusive\n",
 	     "", "usage", "--machine", "vm", "--pid", "42"),
 	/* a VM named by its scope only (its number changes at each start),
-	 * or machined's quoted SCOPE= (systemd >= 250) not unquoted */
+	 * by libvirt's machine name qemu-1-vm (so does its 1), or machined's
+	 * quoted SCOPE= (systemd >= 250) not unquoted */
 	SH("fake: usage names a VM by systemd-machined's name and UUID", "/bin/bash",
 	   "m=$(mktemp -d); printf '%s\\n' '# This is private data. Do not parse.' "
-	   "NAME=vm 'SCOPE=\"machine-qemu\\\\x2d1\\\\x2dvm.scope\"' "
-	   "ID=0123456789abcdef0123456789abcdef CLASS=vm >\"$m/vm\"; "
-	   "ln -s vm \"$m/unit:machine-qemu\\x2d1\\x2dvm.scope\"; "
+	   "NAME=qemu-1-vm 'SCOPE=\"machine-qemu\\\\x2d1\\\\x2dvm.scope\"' SERVICE=libvirt-qemu "
+	   "ID=0123456789abcdef0123456789abcdef CLASS=vm >\"$m/qemu-1-vm\"; "
+	   "ln -s qemu-1-vm \"$m/unit:machine-qemu\\x2d1\\x2dvm.scope\"; "
 	   "export THPCOWCTL_MACHINES=$m THPCOWCTL_DEVICE=" MISSING_DEVICE
 	   " FAKE_LOG=/dev/null LD_PRELOAD=\"$1/test_fakedev.so\"; "
 	   "\"$1/thpcowctl\" usage --format prometheus | grep -F 'thpcow_usage_substituted_total{'; "

@@ -323,7 +323,7 @@ bad_input() {
 	check_eq "${se%%$'\n'*}" "thpcowctl: usage: unknown format 'xml': expected text, json or prometheus" \
 		"--format xml"
 	run 2 "$ctl" usage --pid 1 --cgroup /
-	check_eq "${se%%$'\n'*}" "thpcowctl: usage: --pid and --cgroup are mutually exclusive" \
+	check_eq "${se%%$'\n'*}" "thpcowctl: usage: --pid, --cgroup and --machine are mutually exclusive" \
 		"--pid with --cgroup"
 	run 2 "$ctl" usage --pid 0
 	check_eq "${se%%$'\n'*}" "thpcowctl: usage: invalid PID '0': not a positive decimal number" \

@@ -26,6 +26,9 @@
 #include "procfs.h"
 #include "thpcowctl.h"
 
+/* MADV_COLLAPSE's EAGAIN is transient: tries after the first */
+#define COLLAPSE_TRIES		4
+
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE		25
 #endif
@@ -200,7 +203,9 @@ static int collapse_range(struct target *tg, const struct vma *v,
 	uint64_t pm[HPAGE_PTES], flags;
 	struct range_scan s;
 	struct iovec iov = { (void *)addr, HPAGE_SIZE };
+	struct timespec pause_ms = { 0, 0 };
 	ssize_t ret;
+	int tries;
 
 	t->ranges++;
 	if (v->nohugepage) {
@@ -235,7 +240,19 @@ static int collapse_range(struct target *tg, const struct vma *v,
 		t->ranges--;
 		return 0;
 	}
-	ret = syscall(SYS_process_madvise, tg->pidfd, &iov, 1UL, MADV_COLLAPSE, 0U);
+	for (tries = 0;; tries++) {
+		ret = syscall(SYS_process_madvise, tg->pidfd, &iov, 1UL,
+			      MADV_COLLAPSE, 0U);
+		if (ret >= 0 || errno != EAGAIN || tries == COLLAPSE_TRIES)
+			break;
+		/*
+		 * Transient (madvise(2)): a page of the range was locked or
+		 * referenced meanwhile, as when a KVM guest or another thread
+		 * writes it; again after 1, 4, 16, 64 ms.
+		 */
+		pause_ms.tv_nsec = 1000000L << (2 * tries);
+		nanosleep(&pause_ms, NULL);
+	}
 	if (ret >= 0) {
 		t->collapsed++;
 		return 0;

@@ -81,25 +81,14 @@ class Console:
 
 def spawn(args, d, name, extra=(), wrapper=()):
     """QEMU booting the inner Linux, stopped (-S) unless -incoming."""
-    qmp = os.path.join(d, name + '.qmp')
-    ser = os.path.join(d, name + '.serial')
     accel = ['-accel', args.accel]
     if args.accel == 'tcg':
         accel += ['-cpu', 'max,-erms,-fsrm']
     else:
         accel += ['-cpu', 'host']
-    argv = list(wrapper) + [
-        args.qemu, '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
-        '-M', 'pc'] + accel + [
-        '-m', str(args.ram), '-kernel', args.kernel, '-initrd', args.initrd,
-        '-append', 'console=ttyS0 quiet panic=-1',
-        '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
-        '-serial', 'chardev:ser',
-        '-qmp', f'unix:{qmp},server=on,wait=off'] + list(extra)
-    if '-incoming' not in extra:
-        argv.append('-S')
-    log = open(os.path.join(d, name + '.log'), 'wb')
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    boot = ['-no-reboot', '-kernel', args.kernel, '-initrd', args.initrd,
+            '-append', 'console=ttyS0 quiet panic=-1']
+    p, qmp, ser = mig.spawn_qemu(args.qemu, d, name, args.ram, extra, wrapper, accel, boot)
     return p, mig.QMP(qmp), Console(ser)
 
 

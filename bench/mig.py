@@ -117,14 +117,18 @@ class Serial:
         self.s.sendall(c)
 
 
-def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=(), accel='tcg'):
+def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=(), accel='tcg', boot=None):
     """Start QEMU paused (-S unless -incoming): the caller connects to its
-    serial port before the guest can print anything, then continues it."""
+    serial port before the guest can print anything, then continues it.
+    accel: an accelerator's name, or its QEMU arguments (a list); boot: what
+    the guest boots (default migfw as its BIOS)."""
     qmp = os.path.join(d, name + '.qmp')
     ser = os.path.join(d, name + '.serial')
+    accel = ['-accel', accel] if isinstance(accel, str) else list(accel)
+    boot = ['-bios', FW] if boot is None else list(boot)
     argv = list(wrapper) + [
         qemu, '-nodefaults', '-no-user-config', '-display', 'none',
-        '-M', 'pc', '-accel', accel, '-m', str(ram), '-bios', FW,
+        '-M', 'pc'] + accel + ['-m', str(ram)] + boot + [
         '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
         '-serial', 'chardev:ser',
         '-qmp', f'unix:{qmp},server=on,wait=off'] + list(extra)

@@ -162,7 +162,7 @@ unit_log() { journalctl -u "$1" --no-pager -o cat; }
 # stops a unit still waiting, which is not a failure. khugepaged is kept
 # off (THPs "never") so that every THP is the unit's.
 collapse_after_migration() {
-	local hook=/usr/share/doc/thpcow/libvirt-hook-qemu unit='thpcow-collapse@vm\x2d1.service'
+	local hook=/etc/libvirt/hooks/qemu.d/thpcow unit='thpcow-collapse@vm\x2d1.service'
 	local unit3='thpcow-collapse@vm\x2d3.service' mix out=/run/thpmix.out pid i thp_was uffd_was
 	mix=$(cd "$top/tests/prog" && pwd)/thpmix
 	thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
@@ -219,7 +219,7 @@ collapse_after_migration() {
 # wait at once (not after --await-postcopy's hour), and the unit collapses
 # what is split and ends, with one JSON line saying what ended the wait.
 collapse_on_libvirt_event() {
-	local hook=/usr/share/doc/thpcow/libvirt-hook-qemu unit='thpcow-collapse@vm\x2d4.service'
+	local hook=/etc/libvirt/hooks/qemu.d/thpcow unit='thpcow-collapse@vm\x2d4.service'
 	local mix out=/run/thpmix4.out pid i thp_was t0 d=/run/fakevirsh
 	mix=$(cd "$top/tests/prog" && pwd)/thpmix
 	thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)

@@ -43,8 +43,8 @@ static int thpcow_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "global_mode %s\n",
 		   thpcow_mode_names[thpcow_policy_global()]);
 	seq_printf(m, "native_zero %d\n", thpcow_native_zero);
-	seq_printf(m, "hook_armed %d\n", thpcow_hook_is_armed());
-	seq_printf(m, "hook_arms %lu\n", thpcow_hook_arm_count());
+	seq_printf(m, "hook_armed %d\n", thpcow_arm_is_armed());
+	seq_printf(m, "hook_arms %lu\n", thpcow_arm_arms());
 	seq_printf(m, "ibt_enforced %d\n", thpcow_ibt_enforced());
 	seq_printf(m, "direct_calls %u\n", thpcow_calls.direct);
 	seq_printf(m, "call_sites %u\n", thpcow_calls.sites);

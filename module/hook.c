@@ -14,24 +14,12 @@
  * the original is a real call and its return address lies in the module.
  *
  * The callback is registered ("armed") only while some policy asks for
- * something (thpcow_policy_active()): with no rule and the global mode
- * kernel, the function's entry is the kernel's own nop and faults cost
- * nothing, as kprobes do with their ftrace ops. Arming may sleep, so it
- * happens in process context: synchronously when an interface sets a
- * policy (thpcow_hook_get()), so that the policy is in force when the
- * call returns, or from a work item when the fork probe passes a rule to
- * a child of a process whose rule was just cleared. Disarming waits for
- * ten seconds of no policy (THPCOW_HOOK_IDLE_DELAY), in the same work item,
- * as it waits for an RCU tasks grace period. A fault that comes while the
- * hook is not armed
- * takes the kernel's path, which is always a correct answer.
+ * something: arm.c.
  */
 #include "thpcow.h"
 
 #include <linux/ftrace.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/workqueue.h>
 #include <linux/userfaultfd_k.h>
 
 #define CREATE_TRACE_POINTS
@@ -182,159 +170,9 @@ static struct ftrace_ops thpcow_ftrace_ops = {
 };
 
 /*
- * thpcow_hook_mutex serialises arming and disarming; under it, the hook is
- * armed whenever thpcow_hook_users is nonzero (a policy being set) or a
- * policy is active, except while thpcow_hook_work has yet to run.
- */
-static DEFINE_MUTEX(thpcow_hook_mutex);
-static bool thpcow_hook_installed;
-static bool thpcow_hook_armed;
-static unsigned int thpcow_hook_users;
-/* Times the callback was registered: each patches text on every CPU. */
-static unsigned long thpcow_hook_arms;
-
-static void thpcow_hook_sync(struct work_struct *work);
-static DECLARE_DELAYED_WORK(thpcow_hook_work, thpcow_hook_sync);
-
-/*
- * How long no policy must have been active before the callback goes: each
- * drop to no policy starts the wait anew, as static_key_slow_dec_deferred()
- * does, so rules that come and go (thpcowctl exec in a loop, one rule per
- * short VM) arm it once. Armed without a policy, a write fault on a huge
- * PMD costs the callback's few loads.
- */
-#define THPCOW_HOOK_IDLE_DELAY	(10 * HZ)
-
-static int thpcow_hook_arm(void)
-{
-	int ret;
-
-	lockdep_assert_held(&thpcow_hook_mutex);
-	if (thpcow_hook_armed)
-		return 0;
-	ret = register_ftrace_function(&thpcow_ftrace_ops);
-	if (ret) {
-		/* The work item retries on each rule a fork passes on. */
-		pr_err_ratelimited("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
-				   ret);
-		return ret;
-	}
-	WRITE_ONCE(thpcow_hook_armed, true);
-	WRITE_ONCE(thpcow_hook_arms, thpcow_hook_arms + 1);
-	return 0;
-}
-
-static void thpcow_hook_disarm(void)
-{
-	lockdep_assert_held(&thpcow_hook_mutex);
-	if (!thpcow_hook_armed)
-		return;
-	/* Cleared first: a rule linked meanwhile asks for a new arming. */
-	WRITE_ONCE(thpcow_hook_armed, false);
-	/* before thpcow_hook_sync() reads the counts; pairs with _update() */
-	smp_mb();
-	/* Waits for tasks in the trampoline and the callback (RCU tasks). */
-	unregister_ftrace_function(&thpcow_ftrace_ops);
-}
-
-static void thpcow_hook_sync(struct work_struct *work)
-{
-	mutex_lock(&thpcow_hook_mutex);
-	if (!thpcow_hook_installed)
-		goto out;
-	if (thpcow_hook_users || thpcow_policy_active()) {
-		/* Nothing to tell: the next set reports the same failure. */
-		thpcow_hook_arm();
-		goto out;
-	}
-	thpcow_hook_disarm();
-	/* A child's rule may have been linked while the callback went. */
-	if (thpcow_policy_active())
-		thpcow_hook_arm();
-out:
-	mutex_unlock(&thpcow_hook_mutex);
-}
-
-/*
- * The set of policies changed, maybe in atomic context: arm at once if a
- * policy is active and the hook is not armed, or disarm after
- * THPCOW_HOOK_IDLE_DELAY if none is. Cheap when there is nothing to do.
- */
-void thpcow_hook_update(void)
-{
-	bool active;
-
-	/* The count just changed before armed is read: see disarm. */
-	smp_mb();
-	active = thpcow_policy_active();
-
-	/* Not before install (a parameter at load) nor after remove. */
-	if (!READ_ONCE(thpcow_hook_installed) ||
-	    active == READ_ONCE(thpcow_hook_armed))
-		return;
-	/*
-	 * (Dis)arming waits for RCU tasks grace periods: the long queue. A
-	 * disarm already waiting waits again from now.
-	 */
-	mod_delayed_work(system_long_wq, &thpcow_hook_work,
-			 active ? 0 : THPCOW_HOOK_IDLE_DELAY);
-}
-
-/*
- * Arm the hook, if it is not, and keep it armed until thpcow_hook_put():
- * an interface brackets setting a policy with the two, so the policy is in
- * force when it returns, or it fails with nothing changed. Before the
- * hook is installed (a parameter given at load) there is nothing to do:
- * installing arms it.
- */
-int thpcow_hook_get(void)
-{
-	int ret = 0;
-
-	mutex_lock(&thpcow_hook_mutex);
-	if (thpcow_hook_installed)
-		ret = thpcow_hook_arm();
-	if (!ret)
-		thpcow_hook_users++;
-	mutex_unlock(&thpcow_hook_mutex);
-	return ret;
-}
-
-/*
- * Both under the mutex, so that a parameter write racing the module's exit
- * (its sysfs file outlives mod->exit()) cannot queue the work after
- * thpcow_hook_remove() cleared installed and thpcow_hook_flush() ran.
- */
-void thpcow_hook_put(void)
-{
-	mutex_lock(&thpcow_hook_mutex);
-	thpcow_hook_users--;
-	thpcow_hook_update();
-	mutex_unlock(&thpcow_hook_mutex);
-}
-
-/* A policy went, in process context: disarm if it was the last. */
-void thpcow_hook_changed(void)
-{
-	mutex_lock(&thpcow_hook_mutex);
-	thpcow_hook_update();
-	mutex_unlock(&thpcow_hook_mutex);
-}
-
-bool thpcow_hook_is_armed(void)
-{
-	return READ_ONCE(thpcow_hook_armed);
-}
-
-unsigned long thpcow_hook_arm_count(void)
-{
-	return READ_ONCE(thpcow_hook_arms);
-}
-
-/*
  * Set the filter and arm once, so that a load fails at once, and says why,
- * where the function cannot be hooked at all; thpcow_hook_update() then
- * disarms if no policy is active.
+ * where the function cannot be hooked at all (arm.c then disarms if no
+ * policy is active).
  */
 int thpcow_hook_install(void)
 {
@@ -353,14 +191,9 @@ int thpcow_hook_install(void)
 		       (void *)addr, ret);
 		return ret;
 	}
-	mutex_lock(&thpcow_hook_mutex);
-	ret = thpcow_hook_arm();
-	WRITE_ONCE(thpcow_hook_installed, !ret);
-	mutex_unlock(&thpcow_hook_mutex);
+	ret = thpcow_arm_install(&thpcow_ftrace_ops);
 	if (ret)
 		ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
-	else
-		thpcow_hook_update();
 	return ret;
 }
 
@@ -372,25 +205,16 @@ int thpcow_hook_install(void)
  *  - synchronize_srcu() waits for handlers, which may sleep allocating;
  *  - the last RCU-tasks grace period waits for tasks between
  *    srcu_read_unlock() and the return.
- * The work item may still be queued by the policy probes until they are
- * gone: thpcow_hook_flush() waits for it then.
+ * Nothing queues arm.c's work item after this; thpcow_arm_flush() waits
+ * for one still pending.
  */
 void thpcow_hook_remove(void)
 {
 	unsigned long addr = (unsigned long)thpcow_ksym_addr(do_huge_pmd_wp_page);
 
-	mutex_lock(&thpcow_hook_mutex);
-	WRITE_ONCE(thpcow_hook_installed, false);
-	thpcow_hook_disarm();
-	mutex_unlock(&thpcow_hook_mutex);
+	thpcow_arm_remove();
 	ftrace_set_filter_ip(&thpcow_ftrace_ops, addr, 1, 0);
 	synchronize_rcu_tasks();
 	synchronize_srcu(&thpcow_srcu);
 	synchronize_rcu_tasks();
-}
-
-/* Nothing queues the work item any more: wait for it to be idle. */
-void thpcow_hook_flush(void)
-{
-	cancel_delayed_work_sync(&thpcow_hook_work);
 }

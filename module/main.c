@@ -65,7 +65,7 @@ out_hook:
 	thpcow_hook_remove();
 out_policy:
 	thpcow_policy_exit();
-	thpcow_hook_flush();
+	thpcow_arm_flush();
 out_usage:
 	thpcow_usage_exit();
 out_srcu:
@@ -79,7 +79,7 @@ static void __exit thpcow_exit(void)
 	thpcow_debugfs_exit();
 	thpcow_hook_remove();
 	thpcow_policy_exit();
-	thpcow_hook_flush();
+	thpcow_arm_flush();
 	thpcow_usage_exit();
 	thpcow_srcu_exit();
 	thpcow_stats_report();

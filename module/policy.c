@@ -248,30 +248,28 @@ enum thpcow_mode thpcow_policy_global(void)
 	return READ_ONCE(thpcow_global_mode);
 }
 
-/* Only a mode other than kernel needs the hook armed first. */
+/*
+ * A global mode other than kernel holds one reference on the hook's arming,
+ * as each rule does; only such a mode needs the hook armed first.
+ */
 int thpcow_policy_set_global(enum thpcow_mode mode)
 {
-	bool hook = mode != THPCOW_MODE_KERNEL;
+	bool active = mode != THPCOW_MODE_KERNEL;
+	bool was;
 	int ret = thpcow_mode_check(mode);
 
-	if (!ret && hook)
-		ret = thpcow_hook_get();
+	if (!ret && active)
+		ret = thpcow_arm_get();
 	if (ret)
 		return ret;
-	WRITE_ONCE(thpcow_global_mode, mode);
-	if (hook)
-		thpcow_hook_put();
-	else
-		thpcow_hook_changed();
+	was = xchg(&thpcow_global_mode, mode) != THPCOW_MODE_KERNEL;
+	if (active && !was)
+		thpcow_arm_inc();
+	else if (!active && was)
+		thpcow_arm_dec();
+	if (active)
+		thpcow_arm_put();
 	return 0;
-}
-
-/* Does any policy ask for anything, so that the hook must be armed? */
-bool thpcow_policy_active(void)
-{
-	return atomic_read(&thpcow_nr_pid_rules) ||
-	       atomic_read(&thpcow_nr_cgroup_rules) ||
-	       READ_ONCE(thpcow_global_mode) != THPCOW_MODE_KERNEL;
 }
 
 /*
@@ -347,7 +345,7 @@ static void thpcow_rule_link(struct thpcow_rule *rule)
 	if (rule->flags & THPCOW_POLICY_CHILDREN)
 		atomic_inc(&thpcow_nr_inherit_rules);
 	/* A child's rule, from the fork probe, may find the hook disarmed. */
-	thpcow_hook_update();
+	thpcow_arm_inc();
 }
 
 static void thpcow_rule_unlink(struct thpcow_rule *rule)
@@ -357,7 +355,7 @@ static void thpcow_rule_unlink(struct thpcow_rule *rule)
 	atomic_dec(thpcow_scope_count(rule->scope));
 	thpcow_rule_set_flags(rule, 0);
 	call_rcu(&rule->rcu, thpcow_rule_rcu_done);
-	thpcow_hook_update();
+	thpcow_arm_dec();
 }
 
 static struct thpcow_rule *thpcow_rule_alloc(enum thpcow_scope scope,
@@ -419,7 +417,7 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	int ret;
 
 	/* The hook is armed before the rule is in, or nothing changes. */
-	ret = thpcow_hook_get();
+	ret = thpcow_arm_get();
 	if (ret) {
 		thpcow_rule_free(&new->rcu);
 		return ret;
@@ -448,7 +446,7 @@ static int thpcow_rule_upsert(struct thpcow_rule *new, struct task_struct *task)
 	}
 out:
 	spin_unlock(&thpcow_rules_lock);
-	thpcow_hook_put();
+	thpcow_arm_put();
 	if (new)
 		thpcow_rule_free(&new->rcu);
 	return ret;

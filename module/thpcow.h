@@ -45,16 +45,25 @@ void thpcow_probe_init(void);
 /* Set at load: the kernel already substitutes the zero page itself. */
 extern bool thpcow_native_zero;
 
-/* hook.c: the ftrace hook, armed only while a policy is active */
+/*
+ * arm.c: the hook's callback registered only while a policy is active, a
+ * deferred reference count (below the policies; knows nothing of them)
+ */
+struct ftrace_ops;
+
+void thpcow_arm_inc(void);
+void thpcow_arm_dec(void);
+int thpcow_arm_get(void);
+void thpcow_arm_put(void);
+bool thpcow_arm_is_armed(void);
+unsigned long thpcow_arm_arms(void);
+int thpcow_arm_install(struct ftrace_ops *ops);
+void thpcow_arm_remove(void);
+void thpcow_arm_flush(void);
+
+/* hook.c: the ftrace hook on do_huge_pmd_wp_page(), above the policies */
 int thpcow_hook_install(void);
 void thpcow_hook_remove(void);
-void thpcow_hook_flush(void);
-int thpcow_hook_get(void);
-void thpcow_hook_put(void);
-void thpcow_hook_changed(void);
-void thpcow_hook_update(void);
-bool thpcow_hook_is_armed(void);
-unsigned long thpcow_hook_arm_count(void);
 
 /* subst.c */
 vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
@@ -107,7 +116,6 @@ enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
 				  struct thpcow_rule **rule);
 void thpcow_policy_account(struct thpcow_rule *rule, int idx);
 enum thpcow_mode thpcow_policy_peek(struct mm_struct *mm);
-bool thpcow_policy_active(void);
 enum thpcow_mode thpcow_policy_global(void);
 int thpcow_policy_set_global(enum thpcow_mode mode);
 int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,

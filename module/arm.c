@@ -14,13 +14,13 @@
  * THPCOW_ARM_IDLE_DELAY with none, as static_key_slow_dec_deferred() does:
  * rules that come and go (thpcowctl exec in a loop, one rule per short VM)
  * arm it once. An interface that sets a policy brackets it with
- * thpcow_arm_get() and thpcow_arm_put(), which arm at once, so that the
- * policy is in force when it returns, or it fails with nothing changed. A
- * fault that comes while the hook is not armed takes the kernel's path,
+ * thpcow_arm_get(), which arms at once, so that the policy is in force
+ * when it returns, or it fails with nothing changed, and thpcow_arm_put().
+ * A fault that comes while the hook is not armed takes the kernel's path,
  * which is always a correct answer.
  *
- * This file knows nothing of the hook but its ftrace_ops, given at
- * thpcow_arm_install(), nor of the policies but their count.
+ * Of the hook this file has only its ftrace_ops, given at
+ * thpcow_arm_install(); of the policies, only their count.
  */
 #include "thpcow.h"
 
@@ -37,17 +37,17 @@
 #define THPCOW_ARM_IDLE_DELAY	(10 * HZ)
 
 /*
- * thpcow_arm_mutex serialises arming and disarming; under it, the callback
- * is registered whenever thpcow_arm_users is nonzero or a reference is
- * held, except while thpcow_arm_work has yet to run.
+ * thpcow_arm_mutex serialises arming and disarming; under it, once
+ * installed, the callback is registered whenever thpcow_arm_users is
+ * nonzero or a reference is held, except while thpcow_arm_work has yet to
+ * run or registering failed (the next change of the count tries again).
  */
 static DEFINE_MUTEX(thpcow_arm_mutex);
 /* Orders queueing the work against thpcow_arm_remove(), in any context. */
 static DEFINE_SPINLOCK(thpcow_arm_lock);
 static struct ftrace_ops *thpcow_arm_ops;	/* the hook's */
-/* Set under both locks, read under either. */
-static bool thpcow_arm_installed;
-static bool thpcow_armed;
+static bool thpcow_arm_installed;	/* set under both locks, read under either */
+static bool thpcow_armed;		/* set under the mutex, read anywhere */
 static atomic_t thpcow_arm_refs = ATOMIC_INIT(0);	/* active policies */
 static unsigned int thpcow_arm_users;		/* interfaces setting one */
 /* Times the callback was registered: each patches text on every CPU. */
@@ -55,6 +55,7 @@ static unsigned long thpcow_arm_count;
 
 static void thpcow_arm_sync(struct work_struct *work);
 static DECLARE_DELAYED_WORK(thpcow_arm_work, thpcow_arm_sync);
+static void thpcow_arm_queue(int refs);
 
 static int thpcow_arm(void)
 {
@@ -65,13 +66,20 @@ static int thpcow_arm(void)
 		return 0;
 	ret = register_ftrace_function(thpcow_arm_ops);
 	if (ret) {
-		/* The work item retries on each rule a fork passes on. */
+		/* The work item tries again at the next change of the count. */
 		pr_err_ratelimited("cannot hook do_huge_pmd_wp_page (%d); is another IPMODIFY user (livepatch) on it?\n",
 				   ret);
 		return ret;
 	}
 	WRITE_ONCE(thpcow_armed, true);
 	WRITE_ONCE(thpcow_arm_count, thpcow_arm_count + 1);
+	/*
+	 * The mirror of disarm: the last reference may have gone while this
+	 * registered, and its thpcow_arm_dec() seen the callback disarmed.
+	 */
+	smp_mb();
+	if (!thpcow_arm_users && !atomic_read(&thpcow_arm_refs))
+		thpcow_arm_queue(0);
 	return 0;
 }
 
@@ -107,24 +115,26 @@ out:
 }
 
 /*
- * The count is now @refs (read after it changed, with a full barrier in
- * between): arm at once if it is nonzero and the callback is not
- * registered, or disarm after THPCOW_ARM_IDLE_DELAY if it is zero. Cheap
- * when there is nothing to do. Not before install (a parameter at load)
- * nor after remove: a parameter's sysfs file outlives the module's exit.
+ * The count is now @refs (read after it changed with a full barrier in
+ * between, or under the mutex): arm at once if it is nonzero and the
+ * callback is not registered, or disarm after THPCOW_ARM_IDLE_DELAY if it
+ * is zero. Cheap when there is nothing to do. Not before install (a
+ * parameter at load) nor after remove: a parameter's sysfs file outlives
+ * the module's exit.
  */
 static void thpcow_arm_queue(int refs)
 {
-	bool active = refs > 0;
 	unsigned long flags;
 
-	if (active == READ_ONCE(thpcow_armed))
+	if ((refs > 0) == READ_ONCE(thpcow_armed))
 		return;
 	spin_lock_irqsave(&thpcow_arm_lock, flags);
+	/* read again: of two racing callers, the later one decides */
+	refs = atomic_read(&thpcow_arm_refs);
 	/* (Dis)arming waits for RCU tasks grace periods: the long queue. */
 	if (thpcow_arm_installed)
 		mod_delayed_work(system_long_wq, &thpcow_arm_work,
-				 active ? 0 : THPCOW_ARM_IDLE_DELAY);
+				 refs > 0 ? 0 : THPCOW_ARM_IDLE_DELAY);
 	spin_unlock_irqrestore(&thpcow_arm_lock, flags);
 }
 

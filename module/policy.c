@@ -255,17 +255,16 @@ enum thpcow_mode thpcow_policy_global(void)
 int thpcow_policy_set_global(enum thpcow_mode mode)
 {
 	bool active = mode != THPCOW_MODE_KERNEL;
-	bool was;
 	int ret = thpcow_mode_check(mode);
 
 	if (!ret && active)
 		ret = thpcow_arm_get();
 	if (ret)
 		return ret;
-	was = xchg(&thpcow_global_mode, mode) != THPCOW_MODE_KERNEL;
-	if (active && !was)
+	/* the new mode's reference before the old mode's goes, whatever races */
+	if (active)
 		thpcow_arm_inc();
-	else if (!active && was)
+	if (xchg(&thpcow_global_mode, mode) != THPCOW_MODE_KERNEL)
 		thpcow_arm_dec();
 	if (active)
 		thpcow_arm_put();

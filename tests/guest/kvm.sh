@@ -4,6 +4,8 @@
 # vm: --kernel 6.12 --kvm --timeout 900
 # vm-all: --kernel 5.10 --kvm --timeout 900
 # vm-all: --kernel latest --kvm --timeout 900
+# vm-all: --kernel 6.1-debug --kvm --timeout 3600
+# vm-all: --kernel 6.12-debug --kvm --timeout 3600
 # The production path: guests under KVM (vm/run --kvm loads it; TCG
 # emulates AMD SVM with nested paging), whose writes are NPT faults that KVM
 # resolves through GUP on the VMM's RAM mapping, and whose NPT may map the

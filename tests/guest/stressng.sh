@@ -5,6 +5,7 @@
 # vm-all: --kernel 5.10 --timeout 600
 # vm-all: --kernel latest --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 1800
+# vm-all: --kernel 6.12-debug --timeout 1800
 # stress-ng, a suite nobody here wrote, in a guest with thpcow loaded (how
 # tests/check boots it: the lines above): its vm, mmap, madvise, mremap,
 # mlock, fork, memfd and userfaultfd stressors, all at once, each as its

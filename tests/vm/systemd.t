@@ -17,6 +17,8 @@
 # The two guests' TAP is this file's, numbered on, each case named after its
 # series; a guest that leaves no results is one failed case.
 # tests/vm/systemd.t --kernel SERIES boots only SERIES (6.1 or latest).
+# THPCOW_CHECK, TAP_ONLY and TAP_SKIP (tests/lib/tap.sh) are passed on to
+# the guest script: TAP_ONLY='CASE ...' runs only those cases.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
@@ -44,6 +46,19 @@ base=$(vm/rootfs) || bail "no bookworm root filesystem (vm/rootfs)"
 make -s tools module KERNEL_DIR="/usr/src/linux-headers-$release61" >&2 ||
 	bail "building thpcowctl or the module for $release61 failed"
 
+# guest_env ROOT: THPCOW_CHECK, TAP_ONLY, TAP_SKIP of this run in
+# thpcow-test.service's environment (a drop-in)
+guest_env() {
+	local v d=$1/etc/systemd/system/thpcow-test.service.d
+	mkdir -p "$d"
+	{
+		echo "[Service]"
+		for v in THPCOW_CHECK TAP_ONLY TAP_SKIP; do
+			[[ -z ${!v:-} ]] || echo "Environment=\"$v=${!v}\""
+		done
+	} >"$d/env.conf"
+}
+
 # boot SERIES: a copy of the root (the guest writes to it) with thpcow
 # installed, booted on SERIES; the guest's TAP into $vm_scratch/tap-SERIES,
 # or, returning 1, why not.
@@ -66,9 +81,15 @@ boot() {
 		return 1
 	fi
 	echo "$series" >"$root/var/lib/thpcow-test/series"
+	guest_env "$root"
 	sysguest_boot "$kdir" "$root" "$timeout" "$threads" || rc=$?
 	tap=$root/var/lib/thpcow-test/tap
-	sysguest_problems "$rc" "$timeout" || return 1
+	sysguest_problems "$rc" "$timeout" || {
+		# the case that did not end: the last one the guest began
+		[[ ! -s $tap.new ]] || sed 's/^/  | /' "$tap.new"
+		echo "(above: what tests/guest/systemd.sh printed before the guest was stopped)"
+		return 1
+	}
 	[[ -s $tap ]] || {
 		tail -n 40 "$vm_scratch/console.log"
 		echo "tests/guest/systemd.sh left no results"

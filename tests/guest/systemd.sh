@@ -169,7 +169,11 @@ collapse_setup() {
 	mkdir -p /run/libvirt/qemu
 }
 collapse_cleanup() {
-	if [[ -n $mix_pid ]]; then kill -KILL "$mix_pid" 2>/dev/null || true; fi
+	if [[ -n $mix_pid ]]; then
+		echo "thpmix (pid $mix_pid) still running as the case ended: killed"
+		kill -KILL "$mix_pid" 2>/dev/null || true
+		wait "$mix_pid" 2>/dev/null || true
+	fi
 	echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled
 	echo "$uffd_was" >/proc/sys/vm/unprivileged_userfaultfd
 	rm -f /usr/local/bin/virsh /run/libvirt/qemu/vm-[134].pid

@@ -226,7 +226,7 @@ collapse_after_migration() {
 	unit_until "$unit" ActiveState '!active' 60
 	unit_log "$unit" | sed 's/^/    /'
 	# one JSON line; no virsh here: the /proc watch saw postcopy end
-	check_match "$(unit_log "$unit")" $'(^|\n){"processes":1,"exited":0,"min_present":502,"ranges":8,"collapsed":8,' \
+	check_match "$(unit_log "$unit")" $'(^|\n)\\{"processes":1,"exited":0,"min_present":502,"ranges":8,"collapsed":8,' \
 		"the summary in the journal"
 	check_match "$(unit_log "$unit")" '"postcopy_seen":true,"domain":"vm-1","trigger":"userfaultfd"' \
 		"postcopy seen, in /proc (no libvirt here)"

@@ -305,14 +305,7 @@ cases=(
 	workload_hits_rule      # wrf in machine.slice: whole THPs; outside: splits
 	reload_applies          # systemctl reload: new rules set, dropped ones cleared
 	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes
-)
-# KNOWN DEFECT (2026-12-02): since the hook moved to /usr/libexec/thpcow and
-# collapse follows libvirt's events, one of these two hangs the guest (it
-# times out after 300 s; neither had run since those changes, as they
-# looked for the hook under /usr/share/doc). make check-all runs them, and
-# fails, until that is found and fixed.
-long_cases=(
 	collapse_after_migration  # libvirt hook -> thpcow-collapse@.service -> collapse
 	collapse_on_libvirt_event # the same, ended by libvirt's "Resumed Migrated"
 )
-tap_run "${cases[@]}" --long "${long_cases[@]}"
+tap_run "${cases[@]}"

@@ -6,9 +6,9 @@
 # option; Debian's stock 6.1 boots it as its root over 9p, and
 # tests/guest/systemd.sh runs there as a unit after thpcow.service. A kernel
 # warning, oops or lockup fails the run (the guest panics on a WARN, as with
-# vm/run). About 6 minutes once the root is cached, both guests (6.1's
-# guest about 250 s, latest's about 80; making the root: a minute or a
-# few, once).
+# vm/run). 4 to 7 minutes once the root is cached, both guests (6.1's
+# guest 176 to 252 s, latest's 29 to 79, as the machine is loaded; making
+# the root: a minute or a few, once).
 #
 # Then another copy boots trixie-backports' 7.x, which gives whole THPs by
 # itself and has no thpcow module installed: thpcow.service is skipped by

@@ -46,10 +46,19 @@ check_eq() {
 	return 1
 }
 
-# check_match TEXT REGEX WHAT: fail the case unless TEXT matches REGEX.
+# check_match TEXT REGEX WHAT: fail the case unless TEXT matches REGEX
+# (an ERE: a literal { needs a backslash); a REGEX that is not one fails
+# saying so.
 check_match() {
-	[[ $1 =~ $2 ]] && return
-	echo "$3: '$1' does not match /$2/"
+	local rc=0
+	# shellcheck disable=SC2319 # [[ =~ ]]'s own status: 2 for a bad REGEX
+	[[ $1 =~ $2 ]] || rc=$?
+	((rc != 0)) || return 0
+	if ((rc == 2)); then
+		echo "$3: /$2/ is not a valid regular expression"
+	else
+		echo "$3: '$1' does not match /$2/"
+	fi
 	return 1
 }
 

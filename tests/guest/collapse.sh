@@ -440,6 +440,22 @@ unsupported_kernel() {
 	check_eq "$(val old thp_map)" .. "THP map"
 }
 
+# SIGINT while waiting for a postcopy: status 130, and the summary says
+# nothing ended the wait (not "timeout", which SECS passing would be).
+interrupted_wait() {
+	mix_start intw --size 16 --pattern 512
+	"$ctl" collapse --pid "$mixpid" --await-postcopy 600 --json >"$out/intw.json" &
+	local ctlpid=$! rc=0
+	sleep 1
+	kill -INT "$ctlpid"
+	wait "$ctlpid" || rc=$?
+	mix_end intw
+	check_eq "$rc" 130 "exit status"
+	check_eq "$(jval intw.json interrupted)" true "interrupted"
+	check_eq "$(jval intw.json trigger)" none "trigger"
+	check_eq "$(jval intw.json collapsed)" 0 "collapsed"
+}
+
 if [[ ${COLLAPSE_ONLY_UNSUPPORTED:-0} == 1 ]]; then
 	cases=(
 		unsupported_kernel  # no MADV_COLLAPSE: the documented error
@@ -461,6 +477,7 @@ else
 		exits_midway        # the process exits mid-way: error and summary
 		rate_bounds         # --rate bounds the bandwidth
 		interrupted         # SIGINT stops between ranges, status 130
+		interrupted_wait    # SIGINT while waiting: status 130, trigger none
 		bad_arguments       # no such pid, kernel thread, rate 0, no cgroup, pid files
 		no_permission       # another user's process
 		lost_permission     # one that changes user later: a clear error

@@ -351,7 +351,9 @@ static int wait_uffd(const struct target *tg, struct tally *t,
 		uffd_poll(tg, &u, false);
 	}
 	t->postcopy_seen |= u.files >= 0 && u.mib > 0;
-	t->trigger = u.mib > 0 ? "userfaultfd" : o->await ? "timeout" : "none";
+	/* stopped, or the process gone: nothing ended the wait */
+	t->trigger = u.mib > 0 ? "userfaultfd" :
+		     o->await && !stop && u.files >= 0 ? "timeout" : "none";
 	while (u.files >= 0 && u.mib > 0 && !stop) {
 		if (o->progress) {
 			fprintf(stderr, "\r\033[Kcollapse: pid %d: waiting, %lld MiB "

@@ -82,7 +82,7 @@ static void thpcow_map_anon_folio_pmd(struct folio *folio, pmd_t *pmd,
 #ifndef THPCOW_BREAK_NO_MMU_NOTIFY
 static void thpcow_secondary_mmu_start(struct mmu_notifier_range *range)
 {
-	mmu_notifier_invalidate_range_start(range);
+	thpcow_mmu_notifier_invalidate_range_start(range);
 }
 
 static void thpcow_secondary_mmu_end(struct mmu_notifier_range *range)

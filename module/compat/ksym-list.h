@@ -23,6 +23,10 @@ THPCOW_VAR(huge_zero_pfn)
 THPCOW_FUNC(pmdp_huge_clear_flush)
 THPCOW_FUNC(__mmu_notifier_invalidate_range_start)
 THPCOW_FUNC(__mmu_notifier_invalidate_range_end)
+#ifdef CONFIG_LOCKDEP
+/* what mmu_notifier_invalidate_range_start() takes for lockdep (thp.h) */
+THPCOW_VAR(__mmu_notifier_invalidate_range_start_map)
+#endif
 THPCOW_FUNC(mm_trace_rss_stat)
 /* what do_huge_pmd_wp_page() falls back to: split the PMD */
 THPCOW_FUNC(__split_huge_pmd)

@@ -288,6 +288,32 @@ static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *ran
 }
 
 /*
+ * mmu_notifier_invalidate_range_start(). Under CONFIG_LOCKDEP (a debug
+ * kernel) the inline also takes __mmu_notifier_invalidate_range_start_map,
+ * a lockdep map the kernel does not export, which would fail the module's
+ * link: the inline's steps (the same in every series), on that map found
+ * by name, so that lockdep checks thpcow's invalidations as mm/'s.
+ */
+static inline void
+thpcow_mmu_notifier_invalidate_range_start(struct mmu_notifier_range *range)
+{
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map *map =
+		thpcow_ksyms.__mmu_notifier_invalidate_range_start_map;
+
+	might_sleep();
+	lock_map_acquire(map);
+	if (mm_has_notifiers(range->mm)) {
+		range->flags |= MMU_NOTIFIER_RANGE_BLOCKABLE;
+		__mmu_notifier_invalidate_range_start(range);
+	}
+	lock_map_release(map);
+#else
+	mmu_notifier_invalidate_range_start(range);
+#endif
+}
+
+/*
  * Take down the old PMD. Up to 6.5 secondary TLBs (IOMMU SVA) were told
  * here (the _notify variant), and the range's end need not tell them
  * again (thpcow_mmu_notifier_invalidate_range_end()); since, the TLB flush
@@ -305,7 +331,7 @@ static inline void thpcow_pmdp_huge_clear_flush_notify(struct vm_area_struct *vm
 }
 
 /*
- * The end of a range begun with mmu_notifier_invalidate_range_start():
+ * The end of a range begun with thpcow_mmu_notifier_invalidate_range_start():
  * before 6.6 in its _only_end form, as wp_page_copy() does after a _notify
  * clear; the plain form would invalidate the secondary TLBs a second time.
  */

@@ -5,22 +5,28 @@
 # vm/fetch-kernel, vm/kbuild and vm/run. Needs $cache (.../thpcow) and die.
 #
 # One line a series: its name (vm/run --kernel NAME), where its packages
-# come from, and the TCG threads vm/run gives it by default (see
-# --tcg-threads there). Where:
+# come from, the TCG threads vm/run gives it by default (see --tcg-threads
+# there), and the CPU features vm/run takes from TCG's -cpu max for it
+# ("-": none).
+# Where:
 #   shared:FOLDER  $THPCOW_KERNELS/FOLDER (default /work/shared/kernels),
 #                  checked against that folder's SHA256SUMS
 #                  (a distribution's kernel: one more folder, one more line)
 #   built          vm/build-kernel NAME: built here from Debian's source,
 #                  on first use (an hour or more), then cached
+# The debug kernels run without LA57: KASAN's shadow set up for 5-level
+# paging, which -cpu max offers, triple-faults in kasan_init() under QEMU
+# 7.2's TCG (a reset right after "Zone ranges", before any console; the
+# PVH entry vm/run boots through never reads no5lvl).
 prebuilt_kernels=(
-	"ubuntu-6.8  shared:ubuntu-noble-6.8.0-49   single" # Ubuntu 24.04, 6.8.0-49.49
-	"ubuntu-5.15 shared:ubuntu-jammy-5.15.0-185 multi"  # Ubuntu 22.04, 5.15.0-185.195
-	"6.1-debug   built                          multi"  # vm/build-kernel: Debian's 6.1 + debugging
-	"6.12-debug  built                          single" # and Debian's 6.12
+	"ubuntu-6.8  shared:ubuntu-noble-6.8.0-49   single -"      # Ubuntu 24.04, 6.8.0-49.49
+	"ubuntu-5.15 shared:ubuntu-jammy-5.15.0-185 multi  -"      # Ubuntu 22.04, 5.15.0-185.195
+	"6.1-debug   built                          multi  -la57 " # vm/build-kernel: Debian's 6.1 + debugging
+	"6.12-debug  built                          single -la57 " # and Debian's 6.12
 )
 prebuilt_shared=${THPCOW_KERNELS:-/work/shared/kernels}
 
-# prebuilt_field SERIES N: field N (1 name, 2 where, 3 TCG threads) of
+# prebuilt_field SERIES N: field N (1 name, 2 where, 3 TCG threads, 4 CPU features off) of
 # SERIES' line; fails when SERIES is not a prebuilt series.
 prebuilt_field() {
 	local line words

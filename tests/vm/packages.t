@@ -45,7 +45,8 @@
 # the cached root ready: bookworm about 6 minutes (apt-get install with
 # DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
 # vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
-# bookworm only, and make check-all trixie too (its long cases). Cold, add
+# bookworm only, and make check-all trixie and noble too (their long cases;
+# noble about 9 minutes at load 7, single-threaded TCG). Cold, add
 # the downloads (about 45 packages), vm/rootfs SUITE and preparing the root
 # (about a minute for bookworm, two for trixie).
 set -uo pipefail

@@ -6,6 +6,8 @@
 # vm-all: --kernel latest --kvm --timeout 900
 # vm-all: --kernel 6.1-debug --kvm --timeout 3600
 # vm-all: --kernel 6.12-debug --kvm --timeout 3600
+# vm-all: --kernel ubuntu-6.8 --kvm --timeout 900
+# vm-all: --kernel ubuntu-5.15 --kvm --timeout 900
 # The production path: guests under KVM (vm/run --kvm loads it; TCG
 # emulates AMD SVM with nested paging), whose writes are NPT faults that KVM
 # resolves through GUP on the VMM's RAM mapping, and whose NPT may map the
@@ -114,11 +116,19 @@ race_zero() {
 	! dmesg | grep -E 'WARNING|BUG' || { echo "kernel warnings"; return 1; }
 }
 
+# needs_collapse: skip the case on a kernel before 6.1 (5.10, Ubuntu's
+# 5.15), which has no MADV_COLLAPSE for thpcowctl collapse to use.
+needs_collapse() {
+	local r
+	r=$(uname -r)
+	[[ $(printf '%s\n' 6.1 "${r%%-*}" | sort -V | head -n1) == 6.1 ]] || skip "$r has no MADV_COLLAPSE (6.1 on)"
+}
+
 # On the kernel's own path the guest's writes leave its RAM split (KVM maps
 # 4 KiB); thpcowctl collapse runs while the guest keeps writing, and KVM
 # maps 2 MiB again once the guest touches it.
 collapse_while_writing() {
-	[[ $(uname -r) != 5.10.* ]] || skip "5.10 has no MADV_COLLAPSE"
+	needs_collapse
 	vm collapse kernel -- collapse --ctl "$ctl"
 	no_mismatch collapse
 	check_eq "$(val collapse collapse_rc)" 0 "thpcowctl collapse's exit status"
@@ -161,7 +171,7 @@ precopy_zero() {
 # 4 KiB pages), then thpcowctl collapse --await-postcopy, as the libvirt
 # hook runs it: the guest's data, THPs and KVM's 2 MiB mappings back.
 postcopy_collapse() {
-	[[ $(uname -r) != 5.10.* ]] || skip "5.10 has no MADV_COLLAPSE"
+	needs_collapse
 	mig post zero --postcopy --after collapse --after-s 4 --write-window 2
 	check_eq "$(jv post verify)" ok "the guest's data check"
 	check_eq "$(jv post collapse_rc)" 0 "thpcowctl collapse's exit status"

@@ -39,20 +39,23 @@ cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
 substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 
 # as the README: apt-get install linux-headers-$(uname -r) linux-headers-amd64
-# ./thpcow-dkms_*.deb ./thpcowctl_*.deb
+# ./thpcow-dkms_*.deb ./thpcowctl_*.deb (the meta package as packages.t
+# says: none on Ubuntu's kernel, whose is linux-headers-generic)
 apt_install() {
-	local t0=$SECONDS built
+	local t0=$SECONDS built meta
+	meta=$(cat "$out/headers-meta")
 	cd "$debs" || return 1
 	apt-get -q update >"$out/apt.log" 2>&1 || { cat "$out/apt.log"; return 1; }
-	apt-get -q -y install "linux-headers-$release" linux-headers-amd64 ./thpcow-dkms_*.deb ./thpcowctl_*.deb \
+	apt-get -q -y install "linux-headers-$release" ${meta:+"$meta"} ./thpcow-dkms_*.deb ./thpcowctl_*.deb \
 		>>"$out/apt.log" 2>&1 || { tail -n 40 "$out/apt.log"; return 1; }
 	grep -E 'DKMS|dkms' "$out/apt.log" | grep -v thpcow-repo | tail -n 15
 	# (dkms 3.2 logs its build's time)
 	built=$(find /var/lib/dkms/thpcow -name make.log -exec sed -n 's/^# elapsed time: //p' {} +)
 	echo "apt-get update and install: $((SECONDS - t0)) s${built:+, of which the DKMS build $built}"
+	dkms status thpcow | grep -q ': installed' || tail -n 20 "/var/lib/dkms/thpcow/$version/build/make.log"
 	check_match "$(dkms status thpcow)" "^thpcow/$version, $release_re, x86_64: installed" "dkms status thpcow"
-	# (compressed as the kernel's own modules: xz on 6.12)
-	check_match "$(modinfo -F filename thpcow)" "^/lib/modules/$release_re/updates/dkms/thpcow\.ko(\.xz)?$" \
+	# (compressed as the kernel's own modules: xz on 6.12, zstd on Ubuntu's 6.8)
+	check_match "$(modinfo -F filename thpcow)" "^/lib/modules/$release_re/updates/dkms/thpcow\.ko(\.xz|\.zst)?$" \
 		"the module DKMS installed"
 	check_eq "$(systemctl is-enabled thpcow.service)" disabled "thpcow.service after install"
 	[[ ! -d /sys/module/thpcow ]] || {
@@ -67,6 +70,7 @@ prerequisites() {
 	check_eq "$(cat /sys/kernel/mm/transparent_hugepage/use_zero_page)" 1 "use_zero_page"
 	check_eq "$(stat -fc %T /sys/fs/cgroup)" cgroup2fs "the cgroup file system"
 	check_match "$(thpcowctl probe)" $'\nwithout thpcow: +splits\n' "thpcowctl probe"
+	check_match "$(thpcowctl probe)" $'\nseries supported: +yes\n' "thpcowctl probe"
 }
 
 enable_now() {

@@ -212,6 +212,35 @@ warnings_not_errors() {
 	check_match "$(cat "$tmp/werror.log")" "error: #warning" "THPCOW_WERROR=1 (make check)"
 }
 
+# The packaged source with bookworm's DKMS for Ubuntu's 6.8 and 5.15, against
+# their headers packages (the shared folders of vm/lib/prebuilt.sh) unpacked:
+# make bindeb-pkg's, which depend on nothing, where Canonical's
+# linux-headers-VER-generic depends on linux-headers-VER (its common half),
+# which Debian does not have. The guest side is tests/vm/packages.t's.
+dkms_ubuntu() {
+	local s where dir deb rel ko
+	dkms_ready
+	# shellcheck source=SCRIPTDIR/../../vm/lib/prebuilt.sh
+	source vm/lib/prebuilt.sh
+	for s in ubuntu-6.8 ubuntu-5.15; do
+		where=$(prebuilt_field "$s" 2)
+		dir=$prebuilt_shared/${where#shared:}
+		deb=$(compgen -G "$dir/linux-headers-*.deb" | head -n1) || skip "no $dir/linux-headers-*.deb"
+		rel=${deb##*/linux-headers-} rel=${rel%%_*}
+		echo "$s: ${deb##*/}, Depends: $(dpkg-deb -f "$deb" Depends | grep . || echo none)"
+		dpkg-deb -x "$deb" "$tmp/$s"
+		mkdir -p "$tmp/dkmstree-$s"
+		env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/pkg/usr/src" \
+			--dkmstree "$tmp/dkmstree-$s" -k "$rel" --kernelsourcedir "$tmp/$s/usr/src/linux-headers-$rel" \
+			>"$tmp/dkms-$s.log" 2>&1 || {
+			cat "$tmp/dkms-$s.log" "$tmp/dkmstree-$s/thpcow/$version/build/make.log"
+			return 1
+		}
+		ko=$(find "$tmp/dkmstree-$s/thpcow/$version/$rel" -name 'thpcow.ko*' | head -n1)
+		check_eq "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$rel" "$s: the module's kernel"
+	done
+}
+
 # 6.13 and later need thpcow only for copy and split, and an unknown series
 # is not supported: DKMS declines both (exit 77, no build, no failure).
 dkms_declines() {
@@ -330,8 +359,9 @@ cases=(
 	kernel_updates      # declined or failed: no kernel hook fails (bookworm's DKMS 3.0)
 	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
 )
-# about 2 minutes: make check-all
+# about 2 minutes (dkms_ubuntu: 2 more): make check-all
 long_cases=(
 	kernel_updates_chroots # no kernel hook fails with bullseye's or trixie's DKMS either
+	dkms_ubuntu            # DKMS builds it against Ubuntu's 6.8 and 5.15 headers packages
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -16,7 +16,9 @@
 # (tests/guest/stress.sh) on 6.12 and 7.x (and, in make check-all, the CLI's,
 # tests/guest/cli.sh, in a guest of each of them); core.sh,
 # modes.sh (tests/vm/compat.t) and the mm selftests (tests/vm/selftests.t)
-# run with assume_ibt=1 there too.
+# run with assume_ibt=1 there too. Ubuntu's 6.8 and 5.15 (make check-all)
+# are built without IBT, as Debian's 6.1: thpcow loads and calls direct
+# (their core.sh and modes.sh runs have assume_ibt=1 too).
 set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -73,6 +75,8 @@ stress_6_12() { assumed 6.12 some "$stress"; }
 cli_6_12() { assumed 6.12 some "$cli_splitting"; }
 loads_latest() { assumed latest some "$stress"; }
 cli_latest() { assumed latest some "$cli_native"; }
+loads_ubuntu_6_8() { assumed ubuntu-6.8 none; }
+loads_ubuntu_5_15() { assumed ubuntu-5.15 none; }
 
 cd "$repo" || exit 1
 cases=(
@@ -86,5 +90,7 @@ long_cases=(
 	cli_6_12      # 6.12 again: loads; cli passes
 	cli_latest    # 7.x again: loads; cli passes (but for what assumes a
 	              # splitting kernel)
+	loads_ubuntu_6_8  # Ubuntu's 6.8 (not built with IBT): loads, calls direct
+	loads_ubuntu_5_15 # Ubuntu's 5.15 (not built with IBT): the same
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

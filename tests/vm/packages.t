@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/vm/packages.t [--suite bookworm|trixie|all]: the packages of `make
+# tests/vm/packages.t [--suite bookworm|trixie|noble|all]: the packages of `make
 # deb`, installed as the README's "Install on a KVM host" says, in a guest
 # that boots Debian with systemd from a root disk of its own (an ext4 image,
 # on virtio-blk) on the suite's own kernel: Debian 12 on 6.1 (bookworm, the
@@ -30,6 +30,14 @@
 # widens it in /etc/dkms/thpcow.conf as README.Debian says: the hook's
 # decline is tests/host/deb.t's), and the third boot is into 7.3 with the
 # rule applied.
+# noble (make check-all): Ubuntu 24.04's kernel (vm/run's ubuntu-6.8), its
+# headers package from the same folder (make bindeb-pkg's, which depends on
+# nothing: Canonical's linux-headers-VER-generic needs its common half,
+# linux-headers-VER, and Ubuntu's toolchain, which a Debian root cannot
+# install), in the Debian 12 root (no Ubuntu userland can be made here:
+# Ubuntu's archive is not reachable), booted with transparent_hugepage=always
+# as the README says for Ubuntu; no headers meta package (Ubuntu's
+# linux-headers-generic); three boots as bookworm's.
 # Each boot is one case; the guest's own TAP is shown. A kernel warning,
 # oops or lockup fails it.
 #
@@ -37,7 +45,8 @@
 # the cached root ready: bookworm about 6 minutes (apt-get install with
 # DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
 # vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
-# bookworm only, and make check-all trixie too (its long cases). Cold, add
+# bookworm only, and make check-all trixie and noble too (their long cases;
+# noble about 9 minutes at load 7, single-threaded TCG). Cold, add
 # the downloads (about 45 packages), vm/rootfs SUITE and preparing the root
 # (about a minute for bookworm, two for trixie).
 set -uo pipefail
@@ -54,12 +63,12 @@ cd "$repo" || exit 1
 
 timeout=1200
 # make check runs bookworm's three boots; trixie's are long (make check-all)
-suites=(bookworm) long_suites=(trixie)
+suites=(bookworm) long_suites=(trixie noble)
 if [[ ${1:-} == --suite ]]; then
 	case ${2:-} in
-	bookworm | trixie) suites=("$2") long_suites=() ;;
-	all) suites=(bookworm trixie) long_suites=() ;;
-	*) echo "usage: packages.t [--suite bookworm|trixie|all]" >&2; exit 2 ;;
+	bookworm | trixie | noble) suites=("$2") long_suites=() ;;
+	all) suites=(bookworm trixie noble) long_suites=() ;;
+	*) echo "usage: packages.t [--suite bookworm|trixie|noble|all]" >&2; exit 2 ;;
 	esac
 fi
 # Bump when what prepare_root puts in the cached root changes.
@@ -79,11 +88,23 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
-# suite SUITE: the suite's kernel series, TCG threads and apt lists (the
-# host's for bookworm; for trixie those of vm/fetch-kernel 6.12).
+# suite SUITE: the suite's kernel series, TCG threads, apt lists (the
+# host's for bookworm; for trixie those of vm/fetch-kernel 6.12), root
+# (vm/rootfs), the headers package (a name, or a .deb of a prebuilt
+# series, and the libraries its tools link), the headers meta package and
+# the kernel command line.
 suite() {
+	rootfs=$1 headers_deb='' headers_libs=() meta=linux-headers-amd64 append=''
 	case $1 in
 	bookworm) series=6.1 threads=multi next='' apt_lists=() ;;
+	noble)
+		series=ubuntu-6.8 threads=single next='' apt_lists=() rootfs=bookworm meta='' append=transparent_hugepage=always
+		headers_deb=$(compgen -G "$(vm/fetch-kernel "$series")/debs/linux-headers-*.deb" | head -n1)
+		# its tools/objtool/objtool links libelf.so.1, scripts/sign-file
+		# libcrypto.so.3; Canonical's package depends on their packages,
+		# make bindeb-pkg's on none (without libelf DKMS's build fails:
+		# objtool cannot start)
+		headers_libs=(libelf1 libssl3) ;;
 	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix; the
 	# update to trixie-backports' kernel: both lists in one directory
 	trixie)
@@ -111,7 +132,7 @@ needed() {
 		apt-get -q -y -o APT::Sandbox::User=root "${apt_lists[@]}" -o Dir::Cache="$archives/cache" \
 			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
 			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
-			"linux-headers-$release" linux-headers-amd64 openssl mokutil "${debs[@]/#/./}" \
+			"${headers_deb:-linux-headers-$release}" ${meta:+"$meta"} ${headers_libs[@]+"${headers_libs[@]}"} openssl mokutil "${debs[@]/#/./}" \
 			${later:+"linux-headers-$later"}
 	}
 	if [[ -n $next_release ]]; then
@@ -125,6 +146,8 @@ needed() {
 	fi
 	exec 8>"$vm_cache/$series/.lock"
 	flock 8
+	# (a local .deb is not downloaded: prepare_root takes it from there)
+	[[ -z $headers_deb ]] || cp -f "$headers_deb" "$archives/"
 	apt_base "$1" "$2" --download-only >"$log" 2>&1 || {
 		tail -n 20 "$log"
 		echo "downloading what the packages need failed"
@@ -195,7 +218,7 @@ prepare_root() {
 # root with the two .debs in /var/local/thpcow-debs and the test unit.
 image() {
 	local s=$1 base prepared root=$vm_scratch/root
-	base=$(vm/rootfs "$s") || { echo "no $s root filesystem (vm/rootfs $s)"; return 1; }
+	base=$(vm/rootfs "$rootfs") || { echo "no $rootfs root filesystem (vm/rootfs $rootfs)"; return 1; }
 	needed "$s" "$base" || return 1
 	prepared=$(prepare_root "$s" "$base") || { echo "preparing the $s root failed"; return 1; }
 	rm -rf "$root"
@@ -210,6 +233,7 @@ image() {
 		"${inguest_files[@]}" ||
 		return 1
 	echo "$version" >"$root/var/lib/thpcow-test/version"
+	echo "$meta" >"$root/var/lib/thpcow-test/headers-meta"
 	[[ -z $next_release ]] || echo "$next_release" >"$root/var/lib/thpcow-test/next-release"
 	sysguest_disk "$root" "$vm_scratch/$s.img" || return 1
 	rm -rf "$root"
@@ -219,7 +243,7 @@ image() {
 # STAGE; its TAP read back with debugfs.
 boot() {
 	local s=$1 stage=$2 tap=$vm_scratch/tap-$1-$2 rc=0 t0=$SECONDS
-	sysguest_boot "$kdir" "$vm_scratch/$s.img" "$timeout" "$threads" "thpcow_stage=$stage" || rc=$?
+	sysguest_boot "$kdir" "$vm_scratch/$s.img" "$timeout" "$threads" "thpcow_stage=$stage${append:+ $append}" || rc=$?
 	sysguest_problems "$rc" "$timeout" || return 1
 	debugfs -R "dump /var/lib/thpcow-test/tap-$stage $tap" "$vm_scratch/$s.img" >/dev/null 2>&1
 	[[ -s $tap ]] || {

@@ -58,7 +58,10 @@ long_cases=(
 	selftests_latest # trixie-backports' 7.x (selftests/mm), where the kernel substitutes itself
 	selftests_6_1_debug   # 6.1-debug (vm/build-kernel), 6.1's programs
 	selftests_6_12_debug  # 6.12-debug, 6.12's programs
-	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm)
-	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm)
+	# Ubuntu ships no selftests beside its packages (source-mm-kvm.tar.xz:
+	# mm/ and KVM; no tools/ in the headers package): Debian's programs
+	# of the nearest series with the same layout
+	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm, as 6.8's)
+	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm, as 5.15's; 5.10's lack four)
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

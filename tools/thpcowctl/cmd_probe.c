@@ -43,10 +43,10 @@ static int condition(const char *release, enum kernel_zero k, const char *why)
 	if (k == KERNEL_ZERO_SPLITS)
 		printf("thpcow.service skipped: Linux %s splits a write fault on "
 		       "the huge zero page, and thpcow does not support Linux %s "
-		       "yet (it supports " THPCOW_SERIES ")\n", release, series);
+		       "yet (it supports " THPCOW_SERIES_ALL ")\n", release, series);
 	else
 		printf("thpcow.service skipped: thpcow does not support Linux %s "
-		       "(it supports " THPCOW_SERIES "); whether it splits is "
+		       "(it supports " THPCOW_SERIES_ALL "); whether it splits is "
 		       "unknown: %s\n", release, why);
 	return EXIT_FAIL;
 }

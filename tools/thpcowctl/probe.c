@@ -123,17 +123,48 @@ int series_of(const char *release, char *series, size_t len)
 	return 0;
 }
 
+static int in_list(const char *series, const char *list)
+{
+	size_t n = strlen(series);
+	const char *p;
+
+	for (p = list; (p = strstr(p, series)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* Does release's configuration set CONFIG_UBUNTU_ODM_DRIVERS? */
+static int ubuntu_kernel(const char *release)
+{
+	static const char *const where[] = { "/boot/config-%s", "/lib/modules/%s/build/.config" };
+	char path[256], line[256];
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < ARRAY_SIZE(where) && !found; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), where[i], release);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (!found && fgets(line, sizeof(line), f))
+			found = !strncmp(line, "CONFIG_UBUNTU_ODM_DRIVERS=", 26) &&
+				(line[26] == 'y' || line[26] == 'm');
+		fclose(f);
+	}
+	return found;
+}
+
 int series_known(const char *release)
 {
-	char s[32], list[] = THPCOW_SERIES, *tok, *save = NULL;
+	char s[32];
 
 	if (series_of(release, s, sizeof(s)))
 		return 0;
-	for (tok = strtok_r(list, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save))
-		if (!strcmp(tok, s))
-			return 1;
-	return 0;
+	return in_list(s, THPCOW_SERIES) ||
+		(in_list(s, THPCOW_UBUNTU_SERIES) && ubuntu_kernel(release));
 }
 
 const char *kernel_zero_switch(void)

@@ -10,8 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* module/Kbuild's thpcow-series (tests/host/install.t checks they agree) */
+/*
+ * module/Kbuild's thpcow-series and thpcow-ubuntu-series (tests/host/install.t
+ * checks they agree); the second only for a kernel configured from Ubuntu's
+ * tree (CONFIG_UBUNTU_ODM_DRIVERS), as Kbuild tells it
+ */
 #define THPCOW_SERIES	"5.10 6.1 6.12 7.3"
+#define THPCOW_UBUNTU_SERIES	"5.15 6.8"
+#define THPCOW_SERIES_ALL	THPCOW_SERIES " and Ubuntu's " THPCOW_UBUNTU_SERIES
 /* the end of what is said where the kernel substitutes by itself */
 #define NEEDED_ONLY_FOR	"thpcow is needed only for copy or split"
 
@@ -38,7 +44,11 @@ const char *kernel_zero_advice(enum kernel_zero k, const char *release);
 const char *kernel_zero_switch(void);
 const char *kernel_zero_path(const char *sw, bool loaded, bool native);
 
-/* Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? */
+/*
+ * Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? An Ubuntu
+ * series only where release's configuration (/boot/config-RELEASE, else its
+ * headers' .config) sets CONFIG_UBUNTU_ODM_DRIVERS.
+ */
 int series_of(const char *release, char *series, size_t len);
 int series_known(const char *release);
 

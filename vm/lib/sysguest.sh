@@ -39,21 +39,30 @@ sysguest_disk() {
 }
 
 # sysguest_initrd_disk KDIR: the disk modules from KDIR's linux-image
-# package into $vm_scratch/initrd/lib/modules/disk, uncompressed.
+# package into $vm_scratch/initrd/lib/modules/disk, uncompressed, and their
+# load order into its file order. A kernel that has one built in (Ubuntu's
+# 6.8: all of them), or needs none (libcrc32c for ext4 from 6.x on), has no
+# file of it: it is left out; a root it cannot mount fails the boot.
 sysguest_initrd_disk() {
-	local m f dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	local m f dir=$vm_scratch/initrd/lib/modules/disk deb files
 	mkdir -p "$dir" "$vm_scratch/kmods"
-	for m in $sysguest_disk_modules; do patterns+=("*/$m.ko*"); done
-	dpkg-deb --fsys-tarfile "$1"/debs/linux-image-*.deb |
-		tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" || return 1
+	: >"$dir/order"
+	deb=$(compgen -G "$1/debs/linux-image-*.deb" | head -n1) || return 1
+	files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
+		grep -E "/(${sysguest_disk_modules// /|})\.ko(\.xz|\.zst)?$") || files=''
+	if [[ -n $files ]]; then
+		# shellcheck disable=SC2086 # one path a word
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$vm_scratch/kmods" $files || return 1
+	fi
 	for m in $sysguest_disk_modules; do
 		f=$(find "$vm_scratch/kmods" -name "$m.ko*" | head -n1)
-		[[ -n $f ]] || return 1
+		[[ -n $f ]] || continue
 		case $f in
 		*.xz) xz -dc "$f" >"$dir/$m.ko" ;;
 		*.zst) zstd -qdc "$f" >"$dir/$m.ko" ;;
 		*) cp "$f" "$dir/$m.ko" ;;
 		esac || return 1
+		echo "$m" >>"$dir/order"
 	done
 }
 
@@ -75,7 +84,7 @@ mount -t proc proc /proc
 while read -r m; do insmod "/lib/modules/$m"; done </lib/modules/load-order
 mkdir -p /newroot
 if [ -d /lib/modules/disk ]; then
-	for m in DISK_MODULES; do insmod "/lib/modules/disk/$m.ko"; done
+	while read -r m; do insmod "/lib/modules/disk/$m.ko"; done </lib/modules/disk/order
 	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 1; done
 	mount -t ext4 /dev/vda /newroot
 else
@@ -87,11 +96,11 @@ fi || {
 umount /proc
 exec switch_root /newroot /sbin/init
 INIT
-	sed -i "s/DISK_MODULES/$sysguest_disk_modules/" "$vm_scratch/initrd/init"
 	chmod +x "$vm_scratch/initrd/init"
 	if [[ $root == *.img ]]; then
 		sysguest_initrd_disk "$kdir" || { echo "sysguest: no disk modules in $kdir/debs" >&2; return 1; }
-		members="init lib lib/modules lib/modules/disk $(cd "$vm_scratch/initrd" && echo lib/modules/disk/*.ko)"
+		members="init lib lib/modules lib/modules/disk lib/modules/disk/order"
+		members+=" $(cd "$vm_scratch/initrd" && sed 's|.*|lib/modules/disk/&.ko|' lib/modules/disk/order)"
 		rootdev=(-drive "file=${root//,/,,},if=virtio,format=raw,cache=unsafe")
 	fi
 	# shellcheck disable=SC2086 # members: one path a word

@@ -79,23 +79,30 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
-# suite SUITE: the suite's kernel series, TCG threads and apt lists (the
-# host's for bookworm; for trixie those of vm/fetch-kernel 6.12).
+# suite SUITE: the suite's kernel series and TCG threads, and the series of
+# its kernel update (none for bookworm).
 suite() {
 	case $1 in
-	bookworm) series=6.1 threads=multi next='' apt_lists=() ;;
-	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix; the
-	# update to trixie-backports' kernel: both lists in one directory
-	trixie)
-		series=6.12 threads=single next=latest
-		mkdir -p "$vm_scratch/apt-trixie/lists"
-		cat "$vm_cache/6.12/apt/sources.list" "$vm_cache/latest/apt/sources.list" >"$vm_scratch/apt-trixie/sources.list"
-		cp -lf "$vm_cache/6.12/apt/lists/"*_Packages* "$vm_cache/6.12/apt/lists/"*Release* \
-			"$vm_cache/latest/apt/lists/"*_Packages* "$vm_cache/latest/apt/lists/"*Release* \
-			"$vm_scratch/apt-trixie/lists/" 2>/dev/null
-		apt_lists=(-o "Dir::Etc::SourceList=$vm_scratch/apt-trixie/sources.list"
-			-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$vm_scratch/apt-trixie/lists") ;;
+	bookworm) series=6.1 threads=multi next='' ;;
+	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
+	trixie) series=6.12 threads=single next=latest ;;
 	esac
+}
+
+# apt_lists_of: apt_lists, the host's for bookworm; with a kernel update
+# those of vm/fetch-kernel SERIES and NEXT in one directory (after kernels,
+# which fetches them: a cold cache has none before).
+apt_lists_of() {
+	local d=$vm_scratch/apt-$series
+	apt_lists=()
+	[[ -n $next ]] || return 0
+	mkdir -p "$d/lists"
+	cat "$vm_cache/$series/apt/sources.list" "$vm_cache/$next/apt/sources.list" >"$d/sources.list" || return 1
+	cp -lf "$vm_cache/$series/apt/lists/"*_Packages* "$vm_cache/$series/apt/lists/"*Release* \
+		"$vm_cache/$next/apt/lists/"*_Packages* "$vm_cache/$next/apt/lists/"*Release* \
+		"$d/lists/" 2>/dev/null
+	apt_lists=(-o "Dir::Etc::SourceList=$d/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$d/lists")
 }
 
 # needed SUITE BASE: into $vm_scratch/needed-SUITE, the packages (name
@@ -244,6 +251,7 @@ install() {
 	local t0=$SECONDS
 	suite "$1"
 	kernels || return 1
+	apt_lists_of || return 1
 	image "$1" || return 1
 	echo "$1: the root disk made in $((SECONDS - t0)) s"
 	boot "$1" install

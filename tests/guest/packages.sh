@@ -242,7 +242,7 @@ kernel_update() {
 		tail -n 40 "$out/update.log"
 		return 1
 	}
-	grep -E '^thpcow|dkms' "$out/update.log" | tail -n 10
+	grep -iE 'thpcow|dkms|depmod|^Setting up linux-' "$out/update.log" | tail -n 30
 	echo "apt-get install of the kernel update: $((SECONDS - t0)) s"
 	check_match "$(dkms status thpcow)" "(^|"$'\n'")thpcow/$version, ${next//+/\\+}, x86_64: installed" \
 		"dkms status thpcow: built for $next"

@@ -24,9 +24,11 @@
 #      to enforce module signatures, which lasts until the next boot);
 #   3. after the next reboot the rule is applied again; disable, unload
 #      and apt-get purge leave nothing of thpcow behind.
-# trixie, between 2. and 3., a kernel update: its headers (and with them
-# the kernel) of trixie-backports' 7.3 installed with apt, thpcow's kernel
-# hook builds thpcow for it (DKMS declines 7.x unless widened, so the test
+# trixie, between 2. and 3., a kernel update: trixie-backports' 7.3, the
+# kernel and its headers, installed with apt as linux-image-amd64 and
+# linux-headers-amd64 bring them (7.x's headers, unlike 6.12's, do not
+# depend on the kernel; without it there is no modules.dep, and DKMS from
+# 3.1 on then runs no depmod), thpcow's kernel hook builds thpcow for it (DKMS declines 7.x unless widened, so the test
 # widens it in /etc/dkms/thpcow.conf as README.Debian says: the hook's
 # decline is tests/host/deb.t's), and the third boot is into 7.3 with the
 # rule applied.
@@ -110,8 +112,8 @@ apt_lists_of() {
 # needed SUITE BASE: into $vm_scratch/needed-SUITE, the packages (name
 # version) that installing the headers (the kernel's and the meta
 # package), the two .debs, openssl and mokutil in BASE takes, downloaded into the cache's apt/SUITE if not there yet;
-# with a kernel update, into $vm_scratch/later-SUITE what its headers take
-# on top of those (in the root's repository, not installed).
+# with a kernel update, into $vm_scratch/later-SUITE what its kernel and
+# headers take on top of those (in the root's repository, not installed).
 needed() {
 	local archives=$vm_cache/apt/$1 log=$vm_scratch/download-$1.log
 	mkdir -p "$archives/partial" "$archives/cache"
@@ -121,7 +123,7 @@ needed() {
 			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
 			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
 			"linux-headers-$release" linux-headers-amd64 openssl mokutil "${debs[@]/#/./}" \
-			${later:+"linux-headers-$later"}
+			${later:+"linux-image-$later" "linux-headers-$later"}
 	}
 	if [[ -n $next_release ]]; then
 		later=$next_release apt_base "$1" "$2" --download-only >"$log" 2>&1 || {

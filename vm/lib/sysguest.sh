@@ -13,7 +13,7 @@
 #       after TIMEOUT seconds). THREADS: multi (default) or single (TCG);
 #       APPEND: more of the kernel's command line. ROOT ending in .img is a
 #       disk image (virtio-blk, ext4; the initramfs gets the modules that
-#       takes from the kernel's package in KDIR/debs).
+#       takes from the kernel's packages in KDIR/debs).
 #   sysguest_disk ROOT IMAGE
 #       make IMAGE, an ext4 file system of 8 GiB (sparse) holding ROOT
 #   sysguest_test_unit ROOT SCRIPT COMMAND [FILE...]
@@ -30,7 +30,8 @@
 # shellcheck source=SCRIPTDIR/splat.sh
 source "$(dirname "${BASH_SOURCE[0]}")/splat.sh"
 
-# the modules a root on an ext4 virtio disk needs, in load order
+# the modules a root on an ext4 virtio disk needs, in load order (from 7.x
+# the kernel has no crc32c_generic or libcrc32c: its lib/crc is built in)
 sysguest_disk_modules='crc16 crc32c_generic libcrc32c mbcache jbd2 ext4 virtio_blk'
 
 sysguest_disk() {
@@ -38,23 +39,31 @@ sysguest_disk() {
 	truncate -s 8G "$2" && mkfs.ext4 -q -F -L thpcow-root -d "$1" "$2"
 }
 
-# sysguest_initrd_disk KDIR: the disk modules from KDIR's linux-image
-# package into $vm_scratch/initrd/lib/modules/disk, uncompressed.
+# sysguest_initrd_disk KDIR: the disk modules that KDIR's kernel has, from
+# its linux-image package (from 7.x its linux-modules package), into
+# $vm_scratch/initrd/lib/modules/disk, uncompressed; ext4 and virtio_blk
+# at least.
 sysguest_initrd_disk() {
-	local m f dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	local m f deb dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	# (anew: a test may boot several kernels)
+	rm -rf "$dir" "$vm_scratch/kmods"
 	mkdir -p "$dir" "$vm_scratch/kmods"
 	for m in $sysguest_disk_modules; do patterns+=("*/$m.ko*"); done
-	dpkg-deb --fsys-tarfile "$1"/debs/linux-image-*.deb |
-		tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" || return 1
+	for deb in "$1"/debs/linux-image-*.deb "$1"/debs/linux-modules-*.deb; do
+		[[ -e $deb ]] || continue
+		# (tar fails for the patterns a package does not have)
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" 2>/dev/null
+	done
 	for m in $sysguest_disk_modules; do
 		f=$(find "$vm_scratch/kmods" -name "$m.ko*" | head -n1)
-		[[ -n $f ]] || return 1
+		[[ -n $f ]] || continue
 		case $f in
 		*.xz) xz -dc "$f" >"$dir/$m.ko" ;;
 		*.zst) zstd -qdc "$f" >"$dir/$m.ko" ;;
 		*) cp "$f" "$dir/$m.ko" ;;
 		esac || return 1
 	done
+	[[ -e $dir/ext4.ko && -e $dir/virtio_blk.ko ]]
 }
 
 sysguest_boot() {
@@ -75,7 +84,9 @@ mount -t proc proc /proc
 while read -r m; do insmod "/lib/modules/$m"; done </lib/modules/load-order
 mkdir -p /newroot
 if [ -d /lib/modules/disk ]; then
-	for m in DISK_MODULES; do insmod "/lib/modules/disk/$m.ko"; done
+	for m in DISK_MODULES; do
+		[ ! -e "/lib/modules/disk/$m.ko" ] || insmod "/lib/modules/disk/$m.ko"
+	done
 	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 1; done
 	mount -t ext4 /dev/vda /newroot
 else

@@ -87,9 +87,10 @@ debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}
 # its kernel update (none for bookworm).
 suite() {
 	case $1 in
-	bookworm) series=6.1 threads=multi next='' ;;
+	bookworm) series=6.1 threads=multi next='' next_also='' ;;
 	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
-	trixie) series=6.12 threads=single next=latest ;;
+	# (linux-base: 7.x's kernel needs trixie-backports' newer one)
+	trixie) series=6.12 threads=single next=latest next_also=linux-base/trixie-backports ;;
 	esac
 }
 
@@ -123,7 +124,7 @@ needed() {
 			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
 			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
 			"linux-headers-$release" linux-headers-amd64 openssl mokutil "${debs[@]/#/./}" \
-			${later:+"linux-image-$later" "linux-headers-$later"}
+			${later:+"linux-image-$later" "linux-headers-$later" $next_also}
 	}
 	if [[ -n $next_release ]]; then
 		later=$next_release apt_base "$1" "$2" --download-only >"$log" 2>&1 || {
@@ -171,7 +172,8 @@ prepare_root() {
 			[[ -n $f ]] || { echo "$name $ver: not downloaded" >&2; return 1; }
 			cp "$f" "$tmp/var/local/thpcow-repo/"
 		done < <(cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s")
-		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) || return 1
+		# (-m: every version, linux-base's two among them)
+		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null) || return 1
 		rm -f "$tmp"/etc/apt/sources.list.d/*
 		echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$tmp/etc/apt/sources.list"
 		# Quicker, here and in the guest, and not what is tested: dpkg
@@ -186,9 +188,10 @@ prepare_root() {
 		# shellcheck disable=SC2016 # for the sh below
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 INITRD=No \
 			DEBIAN_FRONTEND=noninteractive unshare -m sh -c 'mount -t proc proc "$1/proc" &&
-			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $2 &&
+			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $4 &&
 			chroot "$1" apt-mark auto $2 && chroot "$1" apt-mark manual openssl mokutil "linux-headers-$3"' \
 			sh "$tmp" "$(cut -d' ' -f1 "$vm_scratch/needed-$s" | tr '\n' ' ')" "$release" \
+			"$(tr ' ' = <"$vm_scratch/needed-$s" | tr '\n' ' ')" \
 			>"$vm_scratch/prepare-$s.log" 2>&1 || {
 			tail -n 30 "$vm_scratch/prepare-$s.log" >&2
 			return 1

@@ -267,6 +267,9 @@ purge() {
 	systemctl disable --now thpcow
 	thpcowctl unload
 	apt-get -q -y purge thpcow-dkms thpcowctl >"$out/purge.log" 2>&1 || { cat "$out/purge.log"; return 1; }
+	# the widening kernel_update wrote: the operator's file, not the
+	# packages' (the README's uninstall says to delete it)
+	rm -f /etc/dkms/thpcow.conf
 	check_eq "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'thpcow*' 2>/dev/null | grep -v '^[up]n')" "" \
 		"thpcow packages known to dpkg"
 	# (*thpcow-test*: this test's unit, dpkg and apt settings)

@@ -12,8 +12,8 @@
 #   reboot   (the next boot) the rule is back; the module reloaded as after
 #            an upgrade; Secure Boot's failure as far as a guest without
 #            UEFI shows it
-#   update   (trixie) a kernel update: the next kernel's headers (and the
-#            kernel) installed with apt, DKMS builds thpcow for it through
+#   update   (trixie) a kernel update: the next kernel and its headers
+#            installed with apt, DKMS builds thpcow for it through
 #            thpcow's kernel hook (7.x widened in /etc/dkms/thpcow.conf)
 #   purge    (the next boot, signatures no longer enforced; after update
 #            into the next kernel) the rule is back; uninstall and purge
@@ -234,7 +234,10 @@ secure_boot() {
 }
 
 # A kernel update as unattended-upgrades makes it: apt-get install of the
-# next kernel's headers succeeds and thpcow is built for it. thpcow does not
+# next kernel and its headers, as linux-image-amd64 and linux-headers-amd64
+# bring them (7.x's headers alone bring no kernel: no modules.dep, and
+# DKMS 3.2 runs no depmod for it), succeeds and thpcow is built for it, in
+# that kernel's modules.dep. thpcow does not
 # build for 7.x by default (it gives whole THPs by itself): widened as
 # README.Debian says, for copy and split.
 kernel_update() {
@@ -242,11 +245,13 @@ kernel_update() {
 	next=$(cat "$out/next-release")
 	mkdir -p /etc/dkms
 	echo 'BUILD_EXCLUSIVE_KERNEL="^(5\.10|6\.1|6\.12|7\.3)\."' >/etc/dkms/thpcow.conf
-	apt-get -q -y install "linux-headers-$next" >"$out/update.log" 2>&1 || {
+	# (INITRD=No: no initramfs made, as for the root's first kernel; the
+	# guest boots its own)
+	INITRD=No apt-get -q -y install "linux-image-$next" "linux-headers-$next" >"$out/update.log" 2>&1 || {
 		tail -n 40 "$out/update.log"
 		return 1
 	}
-	grep -E '^thpcow|dkms' "$out/update.log" | tail -n 10
+	grep -iE 'thpcow|dkms|depmod|^Setting up linux-' "$out/update.log" | tail -n 30
 	echo "apt-get install of the kernel update: $((SECONDS - t0)) s"
 	check_match "$(dkms status thpcow)" "(^|"$'\n'")thpcow/$version, ${next//+/\\+}, x86_64: installed" \
 		"dkms status thpcow: built for $next"
@@ -266,6 +271,9 @@ purge() {
 	systemctl disable --now thpcow
 	thpcowctl unload
 	apt-get -q -y purge thpcow-dkms thpcowctl >"$out/purge.log" 2>&1 || { cat "$out/purge.log"; return 1; }
+	# the widening kernel_update wrote: the operator's file, not the
+	# packages' (the README's uninstall says to delete it)
+	rm -f /etc/dkms/thpcow.conf
 	check_eq "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'thpcow*' 2>/dev/null | grep -v '^[up]n')" "" \
 		"thpcow packages known to dpkg"
 	# (*thpcow-test*: this test's unit, dpkg and apt settings)

@@ -24,9 +24,11 @@
 #      to enforce module signatures, which lasts until the next boot);
 #   3. after the next reboot the rule is applied again; disable, unload
 #      and apt-get purge leave nothing of thpcow behind.
-# trixie, between 2. and 3., a kernel update: its headers (and with them
-# the kernel) of trixie-backports' 7.3 installed with apt, thpcow's kernel
-# hook builds thpcow for it (DKMS declines 7.x unless widened, so the test
+# trixie, between 2. and 3., a kernel update: trixie-backports' 7.3, the
+# kernel and its headers, installed with apt as linux-image-amd64 and
+# linux-headers-amd64 bring them (7.x's headers, unlike 6.12's, do not
+# depend on the kernel; without it there is no modules.dep, and DKMS from
+# 3.1 on then runs no depmod), thpcow's kernel hook builds thpcow for it (DKMS declines 7.x unless widened, so the test
 # widens it in /etc/dkms/thpcow.conf as README.Debian says: the hook's
 # decline is tests/host/deb.t's), and the third boot is into 7.3 with the
 # rule applied.
@@ -85,45 +87,55 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 	tail -n 20 "$vm_scratch/deb.log" >&2
 	bail "make deb failed"
 }
+# what inguest_files copies into the guest (make check builds them: make tools)
 make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
+make -s -C tests/prog thpmix >&2 || bail "building tests/prog/thpmix failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 
-# suite SUITE: the suite's kernel series, TCG threads, apt lists (the
-# host's for bookworm; for trixie those of vm/fetch-kernel 6.12), root
-# (vm/rootfs), the headers package (a name, or a .deb of a prebuilt
-# series, and the libraries its tools link), the headers meta package and
-# the kernel command line.
+# suite SUITE: the suite's kernel series, TCG threads and the series of
+# its kernel update (none for bookworm, noble), root (vm/rootfs), the
+# headers package (a name, or a .deb of a prebuilt series, and the
+# libraries its tools link), the headers meta package and the kernel
+# command line.
 suite() {
 	rootfs=$1 headers_deb='' headers_libs=() meta=linux-headers-amd64 append=''
 	case $1 in
-	bookworm) series=6.1 threads=multi next='' apt_lists=() ;;
+	bookworm) series=6.1 threads=multi next='' next_also='' ;;
 	noble)
-		series=ubuntu-6.8 threads=single next='' apt_lists=() rootfs=bookworm meta='' append=transparent_hugepage=always
+		series=ubuntu-6.8 threads=single next='' next_also='' rootfs=bookworm meta='' append=transparent_hugepage=always
 		headers_deb=$(compgen -G "$(vm/fetch-kernel "$series")/debs/linux-headers-*.deb" | head -n1)
 		# its tools/objtool/objtool links libelf.so.1, scripts/sign-file
 		# libcrypto.so.3; Canonical's package depends on their packages,
 		# make bindeb-pkg's on none (without libelf DKMS's build fails:
 		# objtool cannot start)
 		headers_libs=(libelf1 libssl3) ;;
-	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix; the
-	# update to trixie-backports' kernel: both lists in one directory
-	trixie)
-		series=6.12 threads=single next=latest
-		mkdir -p "$vm_scratch/apt-trixie/lists"
-		cat "$vm_cache/6.12/apt/sources.list" "$vm_cache/latest/apt/sources.list" >"$vm_scratch/apt-trixie/sources.list"
-		cp -lf "$vm_cache/6.12/apt/lists/"*_Packages* "$vm_cache/6.12/apt/lists/"*Release* \
-			"$vm_cache/latest/apt/lists/"*_Packages* "$vm_cache/latest/apt/lists/"*Release* \
-			"$vm_scratch/apt-trixie/lists/" 2>/dev/null
-		apt_lists=(-o "Dir::Etc::SourceList=$vm_scratch/apt-trixie/sources.list"
-			-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$vm_scratch/apt-trixie/lists") ;;
+	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
+	# (linux-base: 7.x's kernel needs trixie-backports' newer one)
+	trixie) series=6.12 threads=single next=latest next_also=linux-base/trixie-backports ;;
 	esac
+}
+
+# apt_lists_of: apt_lists, the host's for bookworm; with a kernel update
+# those of vm/fetch-kernel SERIES and NEXT in one directory (after kernels,
+# which fetches them: a cold cache has none before).
+apt_lists_of() {
+	local d=$vm_scratch/apt-$series
+	apt_lists=()
+	[[ -n $next ]] || return 0
+	mkdir -p "$d/lists"
+	cat "$vm_cache/$series/apt/sources.list" "$vm_cache/$next/apt/sources.list" >"$d/sources.list" || return 1
+	cp -lf "$vm_cache/$series/apt/lists/"*_Packages* "$vm_cache/$series/apt/lists/"*Release* \
+		"$vm_cache/$next/apt/lists/"*_Packages* "$vm_cache/$next/apt/lists/"*Release* \
+		"$d/lists/" 2>/dev/null
+	apt_lists=(-o "Dir::Etc::SourceList=$d/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$d/lists")
 }
 
 # needed SUITE BASE: into $vm_scratch/needed-SUITE, the packages (name
 # version) that installing the headers (the kernel's and the meta
 # package), the two .debs, openssl and mokutil in BASE takes, downloaded into the cache's apt/SUITE if not there yet;
-# with a kernel update, into $vm_scratch/later-SUITE what its headers take
-# on top of those (in the root's repository, not installed).
+# with a kernel update, into $vm_scratch/later-SUITE what its kernel and
+# headers take on top of those (in the root's repository, not installed).
 needed() {
 	local archives=$vm_cache/apt/$1 log=$vm_scratch/download-$1.log
 	mkdir -p "$archives/partial" "$archives/cache"
@@ -133,7 +145,7 @@ needed() {
 			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
 			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
 			"${headers_deb:-linux-headers-$release}" ${meta:+"$meta"} ${headers_libs[@]+"${headers_libs[@]}"} openssl mokutil "${debs[@]/#/./}" \
-			${later:+"linux-headers-$later"}
+			${later:+"linux-image-$later" "linux-headers-$later" $next_also}
 	}
 	if [[ -n $next_release ]]; then
 		later=$next_release apt_base "$1" "$2" --download-only >"$log" 2>&1 || {
@@ -183,7 +195,8 @@ prepare_root() {
 			[[ -n $f ]] || { echo "$name $ver: not downloaded" >&2; return 1; }
 			cp "$f" "$tmp/var/local/thpcow-repo/"
 		done < <(cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s")
-		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) || return 1
+		# (-m: every version, linux-base's two among them)
+		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null) || return 1
 		rm -f "$tmp"/etc/apt/sources.list.d/*
 		echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$tmp/etc/apt/sources.list"
 		# Quicker, here and in the guest, and not what is tested: dpkg
@@ -198,9 +211,10 @@ prepare_root() {
 		# shellcheck disable=SC2016 # for the sh below
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 INITRD=No \
 			DEBIAN_FRONTEND=noninteractive unshare -m sh -c 'mount -t proc proc "$1/proc" &&
-			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $2 &&
+			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $4 &&
 			chroot "$1" apt-mark auto $2 && chroot "$1" apt-mark manual openssl mokutil "linux-headers-$3"' \
 			sh "$tmp" "$(cut -d' ' -f1 "$vm_scratch/needed-$s" | tr '\n' ' ')" "$release" \
+			"$(tr ' ' = <"$vm_scratch/needed-$s" | tr '\n' ' ')" \
 			>"$vm_scratch/prepare-$s.log" 2>&1 || {
 			tail -n 30 "$vm_scratch/prepare-$s.log" >&2
 			return 1
@@ -268,6 +282,7 @@ install() {
 	local t0=$SECONDS
 	suite "$1"
 	kernels || return 1
+	apt_lists_of || return 1
 	image "$1" || return 1
 	echo "$1: the root disk made in $((SECONDS - t0)) s"
 	boot "$1" install

@@ -13,7 +13,7 @@
 #       after TIMEOUT seconds). THREADS: multi (default) or single (TCG);
 #       APPEND: more of the kernel's command line. ROOT ending in .img is a
 #       disk image (virtio-blk, ext4; the initramfs gets the modules that
-#       takes from the kernel's package in KDIR/debs).
+#       takes from the kernel's packages in KDIR/debs).
 #   sysguest_disk ROOT IMAGE
 #       make IMAGE, an ext4 file system of 8 GiB (sparse) holding ROOT
 #   sysguest_test_unit ROOT SCRIPT COMMAND [FILE...]
@@ -30,7 +30,8 @@
 # shellcheck source=SCRIPTDIR/splat.sh
 source "$(dirname "${BASH_SOURCE[0]}")/splat.sh"
 
-# the modules a root on an ext4 virtio disk needs, in load order
+# the modules a root on an ext4 virtio disk needs, in load order (from 7.x
+# the kernel has no crc32c_generic or libcrc32c: its lib/crc is built in)
 sysguest_disk_modules='crc16 crc32c_generic libcrc32c mbcache jbd2 ext4 virtio_blk'
 
 sysguest_disk() {
@@ -39,21 +40,23 @@ sysguest_disk() {
 }
 
 # sysguest_initrd_disk KDIR: the disk modules from KDIR's linux-image
-# package into $vm_scratch/initrd/lib/modules/disk, uncompressed, and their
-# load order into its file order. A kernel that has one built in (Ubuntu's
-# 6.8: all of them), or needs none (libcrc32c for ext4 from 6.x on), has no
-# file of it: it is left out; a root it cannot mount fails the boot.
+# package (from 7.x its linux-modules package) into
+# $vm_scratch/initrd/lib/modules/disk, uncompressed, and their load order
+# into its file order. A kernel that has one built in (Ubuntu's 6.8: all of
+# them), or needs none (libcrc32c for ext4 from 6.x on), has no file of it:
+# it is left out; a root it cannot mount fails the boot.
 sysguest_initrd_disk() {
-	local m f dir=$vm_scratch/initrd/lib/modules/disk deb files
+	local m f deb dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	# (anew: a test may boot several kernels)
+	rm -rf "$dir" "$vm_scratch/kmods"
 	mkdir -p "$dir" "$vm_scratch/kmods"
 	: >"$dir/order"
-	deb=$(compgen -G "$1/debs/linux-image-*.deb" | head -n1) || return 1
-	files=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
-		grep -E "/(${sysguest_disk_modules// /|})\.ko(\.xz|\.zst)?$") || files=''
-	if [[ -n $files ]]; then
-		# shellcheck disable=SC2086 # one path a word
-		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$vm_scratch/kmods" $files || return 1
-	fi
+	for m in $sysguest_disk_modules; do patterns+=("*/$m.ko*"); done
+	for deb in "$1"/debs/linux-image-*.deb "$1"/debs/linux-modules-*.deb; do
+		[[ -e $deb ]] || continue
+		# (tar fails for the patterns a package does not have)
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" 2>/dev/null
+	done
 	for m in $sysguest_disk_modules; do
 		f=$(find "$vm_scratch/kmods" -name "$m.ko*" | head -n1)
 		[[ -n $f ]] || continue

@@ -632,9 +632,12 @@ def w7(raw, summary, md):
         return
     s7 = summary['w7'] = {}
     r0 = sets[0][1][0]
+    # the inner kernel's release (the same in every guest: bench/run)
+    ik = r0.get('inner_kernel', r0['kernel'])
+    inner = os.path.basename(os.path.dirname(ik)) if ik.startswith('/') else ik
     md.append('## 7. memtester in a migrated Linux guest (the seed\'s benchmark)\n')
     md.append(textwrap.fill(
-        f"A {r0['ram_mib']} MiB Linux guest (the outer guest's own Debian kernel, an initramfs "
+        f"A {r0['ram_mib']} MiB Linux guest (Debian's {inner} kernel, an initramfs "
         "with busybox and Debian's memtester: bench/inner-initrd) boots under "
         f"{r0['accel'].upper()} inside the test guest and migrates (precopy) to a destination "
         "QEMU under each case's conditions, then runs `memtester "

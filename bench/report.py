@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from datetime import datetime as dt
 
 MIB = 1024
 
@@ -1009,12 +1010,28 @@ def main():
     if guests:
         gd = os.path.join(raw, 'git-describe')
         rev = open(gd).read().strip() if os.path.exists(gd) else '?'
+        # the last run's guests: those that ended within its time of the
+        # last one (bench/run --only keeps the others' raw results)
+        # (total.meta.json names them; before it did, those that ended
+        # within its time of the last one)
+        last = max(m['date'] for m in guests)
+        span = meta.get('total', {}).get('seconds')
+        if 'guests' in meta.get('total', {}):
+            ran = [g for g in meta['total']['guests'].split(',') if g in meta]
+        else:
+            ran = [m['guest'] for m in guests if span is not None and
+                   (dt.fromisoformat(last[:-1]) -
+                    dt.fromisoformat(m['date'][:-1])).total_seconds() <= span + 60]
+        kept = [m for m in guests if m['guest'] not in ran]
         md.append(f"Source {rev}; guests under QEMU TCG (`-cpu max,-erms,-fsrm`) on a 2-core "
                   f"host. Host load average (1, 5, 15 min) when each guest started → ended: "
                   + '; '.join(f"{m['guest']} {m['load_before']} → {m['load_after']} "
-                              f"({m['seconds']} s{', quick' if m.get('quick') else ''}"
+                              f"({m['seconds']} s, {m['date'][:10]}{', quick' if m.get('quick') else ''}"
                               f"{', FAILED' if m.get('status') else ''})" for m in guests)
-                  + (f"; all guests {meta['total']['seconds']} s." if 'total' in meta else '.')
+                  + (f"; the last run ({', '.join(ran)}) {span} s" if ran else '')
+                  + (f". The other guests' results ({', '.join(m['guest'] for m in kept)}) are "
+                     "from earlier runs (`bench/run --only` keeps them), of earlier sources: "
+                     "compare ratios within a guest, not across runs." if ran and kept else '.')
                   + '\n')
     intro = len(md)
     w1(raw, summary, md)

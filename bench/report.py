@@ -7,6 +7,7 @@ and raw), DIR/results.md (the tables, also printed) and DIR/*.png (gnuplot).
 Timings under QEMU TCG on a shared machine are noisy: every ratio is taken
 within one repetition round of one guest (cases interleaved), and reported
 as the median over rounds with the range (min-max)."""
+import datetime
 import glob
 import json
 import os
@@ -16,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from datetime import datetime as dt
 
 MIB = 1024
 
@@ -1020,8 +1020,8 @@ def main():
             ran = [g for g in meta['total']['guests'].split(',') if g in meta]
         else:
             ran = [m['guest'] for m in guests if span is not None and
-                   (dt.fromisoformat(last[:-1]) -
-                    dt.fromisoformat(m['date'][:-1])).total_seconds() <= span + 60]
+                   (datetime.datetime.fromisoformat(last[:-1]) -
+                    datetime.datetime.fromisoformat(m['date'][:-1])).total_seconds() <= span + 60]
         kept = [m for m in guests if m['guest'] not in ran]
         md.append(f"Source {rev}; guests under QEMU TCG (`-cpu max,-erms,-fsrm`) on a 2-core "
                   f"host. Host load average (1, 5, 15 min) when each guest started → ended: "

@@ -7,6 +7,7 @@ and raw), DIR/results.md (the tables, also printed) and DIR/*.png (gnuplot).
 Timings under QEMU TCG on a shared machine are noisy: every ratio is taken
 within one repetition round of one guest (cases interleaved), and reported
 as the median over rounds with the range (min-max)."""
+import datetime
 import glob
 import json
 import os
@@ -632,9 +633,12 @@ def w7(raw, summary, md):
         return
     s7 = summary['w7'] = {}
     r0 = sets[0][1][0]
+    # the inner kernel's release (the same in every guest: bench/run)
+    ik = r0.get('inner_kernel', r0['kernel'])
+    inner = os.path.basename(os.path.dirname(ik)) if ik.startswith('/') else ik
     md.append('## 7. memtester in a migrated Linux guest (the seed\'s benchmark)\n')
     md.append(textwrap.fill(
-        f"A {r0['ram_mib']} MiB Linux guest (the outer guest's own Debian kernel, an initramfs "
+        f"A {r0['ram_mib']} MiB Linux guest (Debian's {inner} kernel, an initramfs "
         "with busybox and Debian's memtester: bench/inner-initrd) boots under "
         f"{r0['accel'].upper()} inside the test guest and migrates (precopy) to a destination "
         "QEMU under each case's conditions, then runs `memtester "
@@ -1006,12 +1010,28 @@ def main():
     if guests:
         gd = os.path.join(raw, 'git-describe')
         rev = open(gd).read().strip() if os.path.exists(gd) else '?'
+        # the last run's guests: those that ended within its time of the
+        # last one (bench/run --only keeps the others' raw results)
+        # (total.meta.json names them; before it did, those that ended
+        # within its time of the last one)
+        last = max(m['date'] for m in guests)
+        span = meta.get('total', {}).get('seconds')
+        if 'guests' in meta.get('total', {}):
+            ran = [g for g in meta['total']['guests'].split(',') if g in meta]
+        else:
+            ran = [m['guest'] for m in guests if span is not None and
+                   (datetime.datetime.fromisoformat(last[:-1]) -
+                    datetime.datetime.fromisoformat(m['date'][:-1])).total_seconds() <= span + 60]
+        kept = [m for m in guests if m['guest'] not in ran]
         md.append(f"Source {rev}; guests under QEMU TCG (`-cpu max,-erms,-fsrm`) on a 2-core "
                   f"host. Host load average (1, 5, 15 min) when each guest started → ended: "
                   + '; '.join(f"{m['guest']} {m['load_before']} → {m['load_after']} "
-                              f"({m['seconds']} s{', quick' if m.get('quick') else ''}"
+                              f"({m['seconds']} s, {m['date'][:10]}{', quick' if m.get('quick') else ''}"
                               f"{', FAILED' if m.get('status') else ''})" for m in guests)
-                  + (f"; all guests {meta['total']['seconds']} s." if 'total' in meta else '.')
+                  + (f"; the last run ({', '.join(ran)}) {span} s" if ran else '')
+                  + (f". The other guests' results ({', '.join(m['guest'] for m in kept)}) are "
+                     "from earlier runs (`bench/run --only` keeps them), of earlier sources: "
+                     "compare ratios within a guest, not across runs." if ran and kept else '.')
                   + '\n')
     intro = len(md)
     w1(raw, summary, md)

@@ -11,6 +11,11 @@ source "$(dirname "$0")/lib.sh"
 reps=${THPCOW_BENCH_W7_REPS:-1}
 ram=${THPCOW_BENCH_W7_MIB:-640}
 size=${THPCOW_BENCH_W7_SIZE:-256M}
+# the inner guest bench/run chose on the host (the initramfs's cache is
+# read-only here); else memtester.py's defaults
+inner=()
+[[ -z ${THPCOW_BENCH_INITRD:-} ]] || inner+=(--initrd "$THPCOW_BENCH_INITRD")
+[[ -z ${THPCOW_BENCH_INNER_KERNEL:-} ]] || inner+=(--kernel "$THPCOW_BENCH_INNER_KERNEL")
 
 cases=(stock prealloc fresh)
 have_module && cases=(stock zero prealloc nozero fresh)
@@ -22,7 +27,7 @@ for ((r = 1; r <= reps; r++)); do
 		[[ $c != nozero ]] || echo 0 >"$thp/use_zero_page"
 		rc=0
 		out=$(python3 "$repo/bench/memtester.py" --accel "$accel" --ram "$ram" --size "$size" \
-			--ctl "$ctl" "$c") || rc=$?
+			--ctl "$ctl" "${inner[@]}" "$c") || rc=$?
 		[[ $c != nozero ]] || echo 1 >"$thp/use_zero_page"
 		((rc == 0)) || {
 			echo "bench/guest/memtester.sh: $c failed ($rc): $out" >&2

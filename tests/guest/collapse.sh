@@ -354,17 +354,25 @@ rate_bounds() {
 	jrange rate.json seconds 3.4 # 16 MiB at 4 MiB/s
 }
 
-# SIGINT stops between ranges: exit 130 and a summary.
-interrupted() {
-	mix_start int --size 64 --pattern 512
-	"$ctl" collapse --pid "$mixpid" --rate 2 --json >"$out/int.json" &
-	local ctlpid=$! rc=0
-	sleep 2
+# interrupt NAME SECS SIZE ARG...: collapse ARG... of a mix of SIZE MiB,
+# SIGINT after SECS: exit status 130 and a summary, in $out/NAME.json.
+interrupt() {
+	local name=$1 secs=$2 size=$3 ctlpid rc=0
+	shift 3
+	mix_start "$name" --size "$size" --pattern 512
+	"$ctl" collapse --pid "$mixpid" "$@" --json >"$out/$name.json" &
+	ctlpid=$!
+	sleep "$secs"
 	kill -INT "$ctlpid"
 	wait "$ctlpid" || rc=$?
-	mix_end int
+	mix_end "$name"
 	check_eq "$rc" 130 "exit status"
-	check_eq "$(jval int.json interrupted)" true "interrupted"
+	check_eq "$(jval "$name.json" interrupted)" true "interrupted"
+}
+
+# SIGINT stops between ranges: exit 130 and a summary.
+interrupted() {
+	interrupt int 2 64 --rate 2
 	local n
 	n=$(jval int.json collapsed)
 	check_eq "$(tr -cd H <<<"$(val int thp_map)" | wc -c)" "$n" "THPs as counted"
@@ -443,15 +451,7 @@ unsupported_kernel() {
 # SIGINT while waiting for a postcopy: status 130, and the summary says
 # nothing ended the wait (not "timeout", which SECS passing would be).
 interrupted_wait() {
-	mix_start intw --size 16 --pattern 512
-	"$ctl" collapse --pid "$mixpid" --await-postcopy 600 --json >"$out/intw.json" &
-	local ctlpid=$! rc=0
-	sleep 1
-	kill -INT "$ctlpid"
-	wait "$ctlpid" || rc=$?
-	mix_end intw
-	check_eq "$rc" 130 "exit status"
-	check_eq "$(jval intw.json interrupted)" true "interrupted"
+	interrupt intw 1 16 --await-postcopy 600
 	check_eq "$(jval intw.json trigger)" none "trigger"
 	check_eq "$(jval intw.json collapsed)" 0 "collapsed"
 }

@@ -291,8 +291,9 @@ static inline void thpcow_mmu_notifier_range_init(struct mmu_notifier_range *ran
  * mmu_notifier_invalidate_range_start(). Under CONFIG_LOCKDEP (a debug
  * kernel) the inline also takes __mmu_notifier_invalidate_range_start_map,
  * a lockdep map the kernel does not export, which would fail the module's
- * link: the inline's steps (the same in every series), on that map found
- * by name, so that lockdep checks thpcow's invalidations as mm/'s.
+ * link: the inline's steps (the same in 6.1, 6.12 and Ubuntu's 5.15 and
+ * 6.8), on that map found by name, so that lockdep checks thpcow's
+ * invalidations as mm/'s.
  */
 static inline void
 thpcow_mmu_notifier_invalidate_range_start(struct mmu_notifier_range *range)

@@ -16,13 +16,14 @@
 #                  on first use (an hour or more), then cached
 # The debug kernels run without LA57: KASAN's shadow set up for 5-level
 # paging, which -cpu max offers, triple-faults in kasan_init() under QEMU
-# 7.2's TCG (a reset right after "Zone ranges", before any console; the
-# PVH entry vm/run boots through never reads no5lvl).
+# 7.2's TCG (a reset right after "Zone ranges"). A CPU feature rather than
+# no5lvl on the command line: it holds whatever entry the kernel is booted
+# through.
 prebuilt_kernels=(
 	"ubuntu-6.8  shared:ubuntu-noble-6.8.0-49   single -"      # Ubuntu 24.04, 6.8.0-49.49
 	"ubuntu-5.15 shared:ubuntu-jammy-5.15.0-185 multi  -"      # Ubuntu 22.04, 5.15.0-185.195
-	"6.1-debug   built                          multi  -la57 " # vm/build-kernel: Debian's 6.1 + debugging
-	"6.12-debug  built                          single -la57 " # and Debian's 6.12
+	"6.1-debug   built                          multi  -la57"  # vm/build-kernel: Debian's 6.1 + debugging
+	"6.12-debug  built                          single -la57"  # and Debian's 6.12
 )
 prebuilt_shared=${THPCOW_KERNELS:-/work/shared/kernels}
 

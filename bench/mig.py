@@ -42,6 +42,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -357,20 +358,31 @@ def case_qemu(case, ctl, ram):
     return wrapper, extra
 
 
+# A line of QEMU's register dump (x86_cpu_dump_state): EAX=..., CS =..., Code=...
+REGISTER_DUMP = re.compile(r'^(?:[A-Z][A-Z0-9]{1,3} ?=|Code=|[A-Z]{1,5}[0-9]*=[0-9a-f]{4})')
+
+
 def cleanup(procs, d, who):
     """Kill the QEMUs still running, copy their logs to stderr (but for
     their exit on our signal) and remove their directory d."""
     for p in procs:
         p.kill()
         p.wait()
+    said = []
     for n in os.listdir(d):
         if n.endswith('.log'):
             with open(os.path.join(d, n), errors='replace') as f:
                 for line in f:
                     if 'terminating on signal' not in line:
                         sys.stderr.write(f'{who}: {n}: {line}')
+                        if not REGISTER_DUMP.match(line) or line.startswith(('EIP=', 'RIP=')):
+                            said.append(f'{who}: {n} said: {line}')
         os.unlink(os.path.join(d, n))
     os.rmdir(d)
+    # once more after the register dumps, which can be long: what QEMU said
+    # (a KVM error names itself there) and where the guest was, where a short
+    # tail of the output shows it
+    sys.stderr.writelines(said[:20])
 
 
 def main():

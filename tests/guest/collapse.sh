@@ -183,6 +183,18 @@ wait_line() {
 	return 1
 }
 
+# napping PID: until PID sleeps in nanosleep (thpcowctl collapse has looked
+# at the process once and naps between looks), 10 s at most.
+napping() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(cat "/proc/$1/wchan" 2>/dev/null) == hrtimer_nanosleep ]] && return 0
+		sleep 0.1
+	done
+	echo "pid $1 never napped (wchan $(cat "/proc/$1/wchan" 2>/dev/null))"
+	return 1
+}
+
 # still_waiting CTLPID WHAT: collapse is running and has collapsed nothing.
 still_waiting() {
 	kill -0 "$1" 2>/dev/null || {
@@ -215,6 +227,35 @@ await_postcopy() {
 	check_eq "$(val await thp_map)" "$map" "THP map"
 	check_eq "$(jval await.json postcopy_seen)" true "postcopy_seen"
 	jrange await.json waited_s 4
+}
+
+# --await-postcopy, in QEMU's order: the userfaultfd opened first and
+# guest RAM registered a second later (QEMU starts its fault thread in
+# between), the postcopy over within 5 s. The registration is seen and its
+# end ends the wait; while smaps was read again only when the open files
+# changed or every 5 s, it went unseen and the wait ran to SECS.
+await_postcopy_open_first() {
+	local ctlpid rc=0
+	mix_start open --size 16 --pattern 512 --postcopy --open-first
+	"$ctl" collapse --pid "$mixpid" --await-postcopy 30 --json >"$out/open.json" &
+	ctlpid=$!
+	napping "$ctlpid" || return 1
+	kill -USR2 "$mixpid"
+	wait_line open postcopy=opened || return 1
+	sleep 1
+	kill -USR2 "$mixpid"
+	wait_line open postcopy=begun || return 1
+	sleep 2
+	still_waiting "$ctlpid" "during postcopy" || return 1
+	kill -USR2 "$mixpid"
+	wait_line open postcopy=ended || return 1
+	wait "$ctlpid" || rc=$?
+	mix_end open
+	check_eq "$rc" 0 "exit status"
+	check_eq "$(val open thp_map)" HHHHHHHH "THP map"
+	check_eq "$(jval open.json trigger)" userfaultfd "what ended the wait"
+	check_eq "$(jval open.json postcopy_seen)" true "postcopy_seen"
+	jrange open.json waited_s 3.5 20
 }
 
 # --await-postcopy SECS with no postcopy (a migration that ended in
@@ -469,6 +510,7 @@ else
 		uffd_range_skipped  # a userfaultfd range is skipped and counted
 		after_migration_waits # waits while uffd is registered; the process exits
 		await_postcopy      # started in precopy: waits for postcopy's start and end
+		await_postcopy_open_first # the file opened before the registration (QEMU's order)
 		await_postcopy_none # no postcopy within SECS: collapses; --pidfile
 		events_precopy      # --domain: libvirt's "Resumed Migrated" ends the wait at once
 		events_postcopy     # --domain: a postcopy's end, not its start

@@ -11,7 +11,10 @@
  * SIGUSR2 plays the next step of what QEMU does to guest RAM on the
  * destination of a postcopy migration: the first marks the region
  * MADV_NOHUGEPAGE and registers it with userfaultfd (postcopy begins), the
- * second marks it MADV_HUGEPAGE again and unregisters it (it ends).
+ * second marks it MADV_HUGEPAGE again and unregisters it (it ends). With
+ * --open-first the first only opens the userfaultfd (QEMU opens it and
+ * starts its fault thread before it registers guest RAM), the second
+ * registers the region, the third ends the postcopy.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -36,15 +39,16 @@ static unsigned int pat_w[MAX_PATTERN], pat_z[MAX_PATTERN], pat_n;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: thpmix [--size MiB] [--pattern W[/Z],...] [--uffd MiB] [--postcopy]\n"
+"Usage: thpmix [--size MiB] [--pattern W[/Z],...] [--uffd MiB] [--postcopy [--open-first]]\n"
 "\n"
 "  --size MiB        the region (default 64), 2 MiB aligned\n"
 "  --pattern LIST    per 2 MiB range, cycling: W pages written, then Z\n"
 "                    pages read (default 512)\n"
 "  --uffd MiB        a second region, all data, under userfaultfd (0)\n"
 "  --postcopy        SIGUSR2 begins, then ends, a postcopy on the region\n"
+"  --open-first      the first SIGUSR2 only opens the userfaultfd\n"
 "\n"
-"Prints region=, uffd_region=, ready; on SIGUSR2 postcopy=begun|ended;\n"
+"Prints region=, uffd_region=, ready; on SIGUSR2 postcopy=opened|begun|ended;\n"
 "on SIGUSR1: verify=ok|fail,\n"
 "thp_map= (H: a THP, .: not, per range), anon_huge_kb=.\n");
 }
@@ -172,34 +176,55 @@ static uint64_t anon_huge_kb(const void *addr)
 	return v;
 }
 
-/* A userfaultfd with [p, p + size) registered for missing pages. */
-static int register_uffd(uint8_t *p, size_t size)
+/* A userfaultfd, its API set, nothing registered yet. */
+static int open_uffd(void)
 {
 	struct uffdio_api api = { .api = UFFD_API };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api))
+		die(1, "userfaultfd: %s", strerror(errno));
+	return fd;
+}
+
+/* [p, p + size) registered with userfaultfd fd for missing pages. */
+static int register_uffd(int fd, uint8_t *p, size_t size)
+{
 	struct uffdio_register reg = {
 		.range = { .start = (uintptr_t)p, .len = size },
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
-	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
 
-	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg))
-		die(1, "userfaultfd: %s", strerror(errno));
+	if (ioctl(fd, UFFDIO_REGISTER, &reg))
+		die(1, "userfaultfd: register: %s", strerror(errno));
 	return fd;
 }
 
 /*
  * --postcopy's SIGUSR2: the next step of a postcopy on the region, in
- * QEMU's order (migration/postcopy-ram.c: nhp_range, then
- * ram_block_enable_notify; at the end cleanup_range, then the file closed).
+ * QEMU's order (migration/postcopy-ram.c: nhp_range; the userfaultfd opened
+ * and the fault thread started, then ram_block_enable_notify; at the end
+ * cleanup_range, then the file closed). *uffd: -1 before, -3 opened (fd in
+ * *open_fd) but not registered, the file while registered, -2 after.
  */
-static void postcopy_step(uint8_t *p, size_t size, int *uffd)
+static void postcopy_step(uint8_t *p, size_t size, int *uffd, int *open_fd,
+			  bool open_first)
 {
 	struct uffdio_range range = { .start = (uintptr_t)p, .len = size };
 
 	if (*uffd == -1) {
 		if (madvise(p, size, MADV_NOHUGEPAGE))
 			die(1, "madvise: %s", strerror(errno));
-		*uffd = register_uffd(p, size);
+		*open_fd = open_uffd();
+		*uffd = -3;
+		if (open_first) {
+			puts("postcopy=opened");
+			fflush(stdout);
+			return;
+		}
+	}
+	if (*uffd == -3) {
+		*uffd = register_uffd(*open_fd, p, size);
 		puts("postcopy=begun");
 	} else if (*uffd >= 0) {
 		if (madvise(p, size, MADV_HUGEPAGE) ||
@@ -218,6 +243,7 @@ int main(int argc, char *argv[])
 		{ "pattern", required_argument, NULL, 'p' },
 		{ "uffd", required_argument, NULL, 'u' },
 		{ "postcopy", no_argument, NULL, 'P' },
+		{ "open-first", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -225,8 +251,8 @@ int main(int argc, char *argv[])
 	char def[] = "512";
 	uint8_t *region, *uregion = NULL;
 	sigset_t set;
-	bool ok, postcopy = false;
-	int opt, sig, pc_uffd = -1;
+	bool ok, postcopy = false, open_first = false;
+	int opt, sig, pc_uffd = -1, pc_open = -1;
 
 	parse_pattern(def);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -243,11 +269,16 @@ int main(int argc, char *argv[])
 		case 'P':
 			postcopy = true;
 			break;
+		case 'O':
+			open_first = true;
+			break;
 		default:
 			usage_exit(usage, opt == 'h');
 		}
 	}
 	no_operands(argc, argv, optind);
+	if (open_first && !postcopy)
+		die(EXIT_USAGE, "--open-first goes with --postcopy");
 	if (size % HPAGE || usize % HPAGE)
 		die(EXIT_USAGE, "sizes must be multiples of 2 MiB");
 
@@ -269,7 +300,7 @@ int main(int argc, char *argv[])
 		for (size_t off = 0; off < usize; off++)
 			uregion[off] = pattern_byte(off);
 		madvise(uregion, usize, MADV_HUGEPAGE);
-		register_uffd(uregion, usize);
+		register_uffd(open_uffd(), uregion, usize);
 		printf("uffd_region=0x%lx\n", (unsigned long)(uintptr_t)uregion);
 	}
 	printf("ready\n");
@@ -277,7 +308,8 @@ int main(int argc, char *argv[])
 
 	while (!sigwait(&set, &sig) && sig == SIGUSR2)
 		if (postcopy)
-			postcopy_step(region, size, &pc_uffd);
+			postcopy_step(region, size, &pc_uffd, &pc_open,
+				      open_first);
 	ok = verify(region, size, false);
 	if (uregion)
 		ok &= verify(uregion, usize, true);

@@ -43,9 +43,15 @@
  * The waits look at the process's open files for a userfaultfd ten times a
  * second (a postcopy shorter than that can go unseen), and read smaps (a
  * walk of all its page tables under its mmap lock: about 0.4 s for 120 GiB
- * of 4 KiB pages) only when that changes, or every SMAPS_POLL_NS.
+ * of 4 KiB pages) only when that changes, or every SMAPS_POLL_NS; but while
+ * a userfaultfd is open and nothing is registered yet, again FD_POLL_NS
+ * after the change, then twice as long each time up to UNREG_POLL_MAX_NS:
+ * QEMU opens its userfaultfd, starts its fault thread and only then
+ * registers guest RAM, so the file comes before the registration, and a
+ * postcopy shorter than SMAPS_POLL_NS would otherwise go unseen whole.
  */
 #define FD_POLL_NS		100000000L
+#define UNREG_POLL_MAX_NS	1000000000L
 /* virsh domstate's answer: at most 10 s */
 #define DOMSTATE_MAX_MS		10000
 /* virsh domstate again while no event came: after 2 s, then every 30 s */
@@ -303,22 +309,33 @@ struct uffd_state {
 	int files;		/* userfaultfd files open; -ESRCH, -1 */
 	long long mib;		/* memory registered; -ESRCH, -1 */
 	struct timespec checked;	/* smaps last read */
+	long interval_ns;	/* until smaps is read again */
 };
 
 /*
  * Look again: at the open files each time, at smaps the first time, when
  * their count changes, and every SMAPS_POLL_NS (a registration's file may
- * be open in another process only, or kept open after unregistering).
+ * be open in another process only, or kept open after unregistering), or
+ * sooner while a file is open with nothing registered (above).
  */
 static void uffd_poll(const struct target *tg, struct uffd_state *u,
 		      bool first)
 {
 	int files = pidfd_exited(tg->pidfd) ? -ESRCH : uffd_files(tg->pid);
 
-	if (files >= 0 && (first || files != u->files ||
-			   since(&u->checked) * 1e9 >= SMAPS_POLL_NS)) {
+	if (files >= 0 && (first || files != u->files))
+		u->interval_ns = 0;
+	if (files >= 0 && since(&u->checked) * 1e9 >= u->interval_ns) {
 		u->mib = uffd_mib(tg->pid);
 		clock_gettime(CLOCK_MONOTONIC, &u->checked);
+		if (files == 0 || u->mib != 0)
+			u->interval_ns = SMAPS_POLL_NS;
+		else if (!u->interval_ns)
+			u->interval_ns = FD_POLL_NS;
+		else if (u->interval_ns < UNREG_POLL_MAX_NS / 2)
+			u->interval_ns *= 2;
+		else
+			u->interval_ns = UNREG_POLL_MAX_NS;
 	}
 	u->files = files;
 }

@@ -71,8 +71,12 @@ def connect_unix(path, timeout=120):
 
 
 class QMP:
-    def __init__(self, path):
+    """A QMP client. A QEMU whose main loop stops answering fails the run
+    after timeout s instead of holding it until the guest's own timeout."""
+
+    def __init__(self, path, timeout=120):
         self.s = connect_unix(path)
+        self.s.settimeout(timeout)
         self.f = self.s.makefile('rwb', buffering=0)
         self._read()  # the greeting
         self.cmd('qmp_capabilities')
@@ -196,10 +200,10 @@ def vmstat(keys=('thp_split_pmd', 'thp_fault_alloc', 'thp_collapse_alloc')):
     return out
 
 
-def kvm_pages(pid):
-    """KVM's mappings of the guest's RAM now, by size: pages_4k, pages_2m
-    (debugfs kvm/PID-FD/, one directory per VM of process pid), or {}.
-    5.10 counts only the large ones (largepages: pages_2m here)."""
+def kvm_stats(pid, stats):
+    """KVM's counters of process pid's VMs (debugfs kvm/PID-FD/, one
+    directory per VM), summed: {KEY: N} for each (KEY, NAMES) of stats, the
+    first of NAMES that the kernel has; {} without KVM."""
     out = {}
     base = '/sys/kernel/debug/kvm'
     try:
@@ -207,7 +211,7 @@ def kvm_pages(pid):
     except OSError:
         return out
     for vm in vms:
-        for k, names in (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))):
+        for k, names in stats:
             for name in names:
                 try:
                     with open(os.path.join(base, vm, name)) as f:
@@ -215,6 +219,72 @@ def kvm_pages(pid):
                     break
                 except FileNotFoundError:
                     continue
+    return out
+
+
+def kvm_pages(pid):
+    """KVM's mappings of the guest's RAM now, by size: pages_4k, pages_2m,
+    or {}. 5.10 counts only the large ones (largepages: pages_2m here)."""
+    return kvm_stats(pid, (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))))
+
+
+# What a stopped guest's VM was doing (diagnose): exits of each kind, faults
+# taken, fixed and emulated, instructions KVM failed to emulate.
+KVM_DIAG = ('exits', 'io_exits', 'mmio_exits', 'halt_exits', 'pf_taken', 'pf_fixed', 'pf_spurious',
+            'pf_emulate', 'insn_emulation', 'insn_emulation_fail', 'pages_4k', 'pages_2m')
+
+
+def diagnose(procs, qmps, ctl_proc):
+    """Lines that say what a failed run was waiting for, for a log that
+    shows only its tail: each QEMU's run state, its migration's and where
+    its guest is; each QEMU's threads and KVM's counters a second apart;
+    and whether thpcowctl collapse was still waiting."""
+    out = []
+
+    def say(line):
+        out.append(f'mig.py: diagnosis: {line}\n')
+
+    for name, q in qmps.items():
+        try:
+            q.s.settimeout(10)
+            status = q.cmd('query-status')['status']
+            mig = q.cmd('query-migrate')
+            ram = {k: mig.get('ram', {}).get(k) for k in ('remaining', 'postcopy-requests')}
+            say(f'{name}: {status}, migration {mig.get("status")} {ram}')
+            regs = q.cmd('human-monitor-command', **{'command-line': 'info registers'})
+            for line in regs.splitlines():
+                if line.startswith(('EAX=', 'ESI=', 'EIP=', 'RIP=', 'CS =', 'CR0=')):
+                    say(f'{name}: {line.strip()}')
+        except Exception as e:  # a QEMU that does not answer is an answer too
+            say(f'{name}: QMP: {e!r}')
+    for p in procs:
+        if p.poll() is not None:
+            say(f'pid {p.pid}: exited, status {p.returncode}')
+            continue
+        threads = []
+        try:
+            tids = sorted(os.listdir(f'/proc/{p.pid}/task'), key=int)
+        except OSError:  # gone meanwhile
+            tids = []
+        for tid in tids:
+            try:
+                with open(f'/proc/{p.pid}/task/{tid}/stat') as f:
+                    state = f.read().rsplit(')', 1)[1].split()[0]
+                with open(f'/proc/{p.pid}/task/{tid}/wchan') as f:
+                    wchan = f.read() or '-'
+            except OSError:
+                continue
+            threads.append(f'{tid}:{state}:{wchan}')
+        say(f'pid {p.pid} threads (tid:state:wchan): {" ".join(threads)}')
+        k0 = kvm_stats(p.pid, ((k, (k,)) for k in KVM_DIAG))
+        if k0:
+            time.sleep(1)
+            k1 = kvm_stats(p.pid, ((k, (k,)) for k in KVM_DIAG))
+            say(f'pid {p.pid} KVM (count +1 s later): ' +
+                ' '.join(f'{k} {v} +{k1.get(k, v) - v}' for k, v in k0.items()))
+    if ctl_proc:
+        say('thpcowctl collapse: ' + ('still waiting' if ctl_proc.poll() is None
+                                     else f'exited, status {ctl_proc.returncode}'))
     return out
 
 
@@ -318,7 +388,8 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
     res['write_window_s'] = time.monotonic() - tw
     res['write_mib_per_s'] = passes * args.touch / 100 * (ram - 2**20) / 2**20 / res['write_window_s']
     if ctl_proc:
-        out, _ = ctl_proc.communicate(timeout=max(1, args.after_s - (time.monotonic() - t0)) + 600)
+        out, _ = ctl_proc.communicate(
+            timeout=max(1, args.after_s - (time.monotonic() - t0)) + args.await_postcopy)
         res['collapse_rc'] = ctl_proc.returncode
         res['collapse'] = json.loads(out) if out.strip() else None
         res['collapse_done_s'] = time.monotonic() - t0
@@ -411,6 +482,8 @@ def main():
                     help='--after: percent of its RAM the guest writes (100)')
     ap.add_argument('--min-present', type=int, default=502,
                     help='--after collapse: thpcowctl collapse --min-present')
+    ap.add_argument('--await-postcopy', type=int, default=600,
+                    help='--after collapse: thpcowctl collapse --await-postcopy (600)')
     args = ap.parse_args()
     if args.after and not args.postcopy:
         ap.error('--after needs --postcopy')
@@ -421,6 +494,8 @@ def main():
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
         res['use_zero_page'] = int(f.read())
     procs = []
+    qmps = {}  # name: QMP, for diagnose
+    diag = []
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
         wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
@@ -434,8 +509,10 @@ def main():
             src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram, accel=args.accel)
             procs.append(src)
             dq, dser = connect_qemu(dqp, dsp)
+            qmps['dst'] = dq
             res['dst_start_s'] = time.monotonic() - t0
             sq, sser = connect_qemu(sqp, ssp)
+            qmps['src'] = sq
             sq.cmd('cont')
             sser.expect(b'R')  # migfw runs and waits on its serial port
             if args.after:  # the source guest's data, before migrating
@@ -456,7 +533,8 @@ def main():
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
             if args.after == 'collapse':
                 ctl_proc = subprocess.Popen(
-                    [args.ctl, 'collapse', '--await-postcopy', '600', '--pid', str(dst.pid),
+                    [args.ctl, 'collapse', '--await-postcopy', str(args.await_postcopy),
+                     '--pid', str(dst.pid),
                      '--min-present', str(args.min_present), '--json'],
                     stdout=subprocess.PIPE, text=True)
             rss_before = proc_status_kb(dst.pid, 'VmRSS')
@@ -481,6 +559,7 @@ def main():
             dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper, args.accel)
             procs.append(dst)
             dq, dser = connect_qemu(dqp, dsp)
+            qmps['dst'] = dq
             res['dst_start_s'] = time.monotonic() - t0
             dq.cmd('cont')
             dser.expect(b'R')
@@ -548,11 +627,15 @@ def main():
         dq.cmd('quit')
         dst.wait(timeout=60)
         procs.remove(dst)
+    except BaseException:
+        diag = diagnose(procs, qmps, ctl_proc)
+        raise
     finally:
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
             ctl_proc.wait()
         cleanup(procs, d, 'mig.py')
+        sys.stderr.writelines(diag)  # last, after the QEMUs' logs
     print(json.dumps(res))
 
 

@@ -195,6 +195,13 @@ napping() {
 	return 1
 }
 
+# postcopy_step NAME STEP: thpmix --postcopy's next step (SIGUSR2), until it
+# says postcopy=STEP.
+postcopy_step() {
+	kill -USR2 "$mixpid"
+	wait_line "$1" "postcopy=$2"
+}
+
 # still_waiting CTLPID WHAT: collapse is running and has collapsed nothing.
 still_waiting() {
 	kill -0 "$1" 2>/dev/null || {
@@ -215,12 +222,10 @@ await_postcopy() {
 	ctlpid=$!
 	sleep 2
 	still_waiting "$ctlpid" "before postcopy began" || return 1
-	kill -USR2 "$mixpid"
-	wait_line await postcopy=begun || return 1
+	postcopy_step await begun || return 1
 	sleep 2
 	still_waiting "$ctlpid" "during postcopy" || return 1
-	kill -USR2 "$mixpid"
-	wait_line await postcopy=ended || return 1
+	postcopy_step await ended || return 1
 	wait "$ctlpid" || rc=$?
 	mix_end await
 	check_eq "$rc" 0 "exit status"
@@ -240,15 +245,12 @@ await_postcopy_open_first() {
 	"$ctl" collapse --pid "$mixpid" --await-postcopy 30 --json >"$out/open.json" &
 	ctlpid=$!
 	napping "$ctlpid" || return 1
-	kill -USR2 "$mixpid"
-	wait_line open postcopy=opened || return 1
+	postcopy_step open opened || return 1
 	sleep 1
-	kill -USR2 "$mixpid"
-	wait_line open postcopy=begun || return 1
+	postcopy_step open begun || return 1
 	sleep 2
 	still_waiting "$ctlpid" "during postcopy" || return 1
-	kill -USR2 "$mixpid"
-	wait_line open postcopy=ended || return 1
+	postcopy_step open ended || return 1
 	wait "$ctlpid" || rc=$?
 	mix_end open
 	check_eq "$rc" 0 "exit status"
@@ -325,13 +327,11 @@ events_postcopy() {
 	"$ctl" collapse --pid "$mixpid" --domain vm1 --await-postcopy 600 --json >"$out/evpost.json" &
 	ctlpid=$!
 	sleep 1
-	kill -USR2 "$mixpid"
-	wait_line evpost postcopy=begun || return 1
+	postcopy_step evpost begun || return 1
 	event "Resumed Post-copy"
 	sleep 2
 	still_waiting "$ctlpid" "during postcopy" || return 1
-	kill -USR2 "$mixpid"
-	wait_line evpost postcopy=ended || return 1
+	postcopy_step evpost ended || return 1
 	event "Resumed Migrated"
 	wait "$ctlpid" || rc=$?
 	mix_end evpost

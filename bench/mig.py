@@ -48,6 +48,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import traceback
 import threading
 import time
 
@@ -228,6 +229,27 @@ def kvm_pages(pid):
     return kvm_stats(pid, (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))))
 
 
+# mig.py's exit status when the destination's vCPU holds a state that migfw
+# never enters (migfw_never): the CPU under the guest lost it, not the
+# guest's memory. Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
+# load: CS, EIP, ESP and CR3 of the outer kernel (a 64-bit code segment at
+# a module's address) beside migfw's own general registers.
+EXIT_LOST_STATE = 3
+
+
+def migfw_never(regs):
+    """What of a vCPU's registers (QEMU's `info registers`) migfw never
+    enters, or None. migfw runs in real mode, then in flat 32-bit segments
+    with paging off: no 64-bit code segment, CR0.PG clear, CR3 0."""
+    for line in regs.splitlines():
+        if line.startswith('CS =') and 'CS64' in line:
+            return 'a 64-bit code segment: ' + line.strip()
+        m = re.match(r'CR0=([0-9a-f]+) CR2=[0-9a-f]+ CR3=([0-9a-f]+)', line)
+        if m and (int(m[1], 16) & 0x80000000 or int(m[2], 16)):
+            return 'paging: ' + line.strip()
+    return None
+
+
 # What a stopped guest's VM was doing (diagnose): exits of each kind, faults
 # taken, fixed and emulated, instructions KVM failed to emulate.
 KVM_DIAG = ('exits', 'io_exits', 'mmio_exits', 'halt_exits', 'pf_taken', 'pf_fixed', 'pf_spurious',
@@ -238,8 +260,10 @@ def diagnose(procs, qmps, ctl_proc):
     """Lines that say what a failed run was waiting for, for a log that
     shows only its tail: each QEMU's run state, its migration's and where
     its guest is; each QEMU's threads and KVM's counters a second apart;
-    and whether thpcowctl collapse was still waiting."""
+    and whether thpcowctl collapse was still waiting. And whether a guest's
+    vCPU holds a state migfw never enters (migfw_never)."""
     out = []
+    lost = False
 
     def say(line):
         out.append(f'mig.py: diagnosis: {line}\n')
@@ -255,6 +279,11 @@ def diagnose(procs, qmps, ctl_proc):
             for line in regs.splitlines():
                 if line.startswith(('EAX=', 'ESI=', 'EIP=', 'RIP=', 'CS =', 'CR0=')):
                     say(f'{name}: {line.strip()}')
+            never = migfw_never(regs)
+            if never:
+                lost = True
+                say(f'{name}: its vCPU holds a state migfw never enters ({never}): the CPU '
+                    f'under the guest lost its state, not its memory (exit {EXIT_LOST_STATE})')
         except Exception as e:  # a QEMU that does not answer is an answer too
             say(f'{name}: QMP: {e!r}')
     for p in procs:
@@ -285,7 +314,7 @@ def diagnose(procs, qmps, ctl_proc):
     if ctl_proc:
         say('thpcowctl collapse: ' + ('still waiting' if ctl_proc.poll() is None
                                      else f'exited, status {ctl_proc.returncode}'))
-    return out
+    return out, lost
 
 
 def tlb_shootdowns():
@@ -495,7 +524,7 @@ def main():
         res['use_zero_page'] = int(f.read())
     procs = []
     qmps = {}  # name: QMP, for diagnose
-    diag = []
+    diag, lost = [], False
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
         wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
@@ -628,14 +657,18 @@ def main():
         dst.wait(timeout=60)
         procs.remove(dst)
     except BaseException:
-        diag = diagnose(procs, qmps, ctl_proc)
-        raise
+        diag, lost = diagnose(procs, qmps, ctl_proc)
+        if not lost:
+            raise
+        traceback.print_exc()
     finally:
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
             ctl_proc.wait()
         cleanup(procs, d, 'mig.py')
         sys.stderr.writelines(diag)  # last, after the QEMUs' logs
+    if lost:
+        sys.exit(EXIT_LOST_STATE)
     print(json.dumps(res))
 
 

@@ -48,9 +48,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-import traceback
 import threading
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FW = os.path.join(HERE, 'prog', 'migfw.bin')
@@ -252,8 +252,9 @@ def migfw_never(regs):
 
 # What a stopped guest's VM was doing (diagnose): exits of each kind, faults
 # taken, fixed and emulated, instructions KVM failed to emulate.
-KVM_DIAG = ('exits', 'io_exits', 'mmio_exits', 'halt_exits', 'pf_taken', 'pf_fixed', 'pf_spurious',
-            'pf_emulate', 'insn_emulation', 'insn_emulation_fail', 'pages_4k', 'pages_2m')
+KVM_DIAG = tuple((k, (k,)) for k in (
+    'exits', 'io_exits', 'mmio_exits', 'halt_exits', 'pf_taken', 'pf_fixed', 'pf_spurious',
+    'pf_emulate', 'insn_emulation', 'insn_emulation_fail', 'pages_4k', 'pages_2m'))
 
 
 def diagnose(procs, qmps, ctl_proc):
@@ -305,10 +306,10 @@ def diagnose(procs, qmps, ctl_proc):
                 continue
             threads.append(f'{tid}:{state}:{wchan}')
         say(f'pid {p.pid} threads (tid:state:wchan): {" ".join(threads)}')
-        k0 = kvm_stats(p.pid, ((k, (k,)) for k in KVM_DIAG))
+        k0 = kvm_stats(p.pid, KVM_DIAG)
         if k0:
             time.sleep(1)
-            k1 = kvm_stats(p.pid, ((k, (k,)) for k in KVM_DIAG))
+            k1 = kvm_stats(p.pid, KVM_DIAG)
             say(f'pid {p.pid} KVM (count +1 s later): ' +
                 ' '.join(f'{k} {v} +{k1.get(k, v) - v}' for k, v in k0.items()))
     if ctl_proc:

@@ -188,7 +188,7 @@ static int open_uffd(void)
 }
 
 /* [p, p + size) registered with userfaultfd fd for missing pages. */
-static int register_uffd(int fd, uint8_t *p, size_t size)
+static void register_uffd(int fd, uint8_t *p, size_t size)
 {
 	struct uffdio_register reg = {
 		.range = { .start = (uintptr_t)p, .len = size },
@@ -197,40 +197,42 @@ static int register_uffd(int fd, uint8_t *p, size_t size)
 
 	if (ioctl(fd, UFFDIO_REGISTER, &reg))
 		die(1, "userfaultfd: register: %s", strerror(errno));
-	return fd;
 }
+
+/* Where --postcopy's steps are. */
+enum postcopy { PC_BEFORE, PC_OPENED, PC_REGISTERED, PC_OVER };
 
 /*
  * --postcopy's SIGUSR2: the next step of a postcopy on the region, in
  * QEMU's order (migration/postcopy-ram.c: nhp_range; the userfaultfd opened
  * and the fault thread started, then ram_block_enable_notify; at the end
- * cleanup_range, then the file closed). *uffd: -1 before, -3 opened (fd in
- * *open_fd) but not registered, the file while registered, -2 after.
+ * cleanup_range, then the file closed); *uffd is the userfaultfd once opened.
  */
-static void postcopy_step(uint8_t *p, size_t size, int *uffd, int *open_fd,
+static void postcopy_step(uint8_t *p, size_t size, enum postcopy *pc, int *uffd,
 			  bool open_first)
 {
 	struct uffdio_range range = { .start = (uintptr_t)p, .len = size };
 
-	if (*uffd == -1) {
+	if (*pc == PC_BEFORE) {
 		if (madvise(p, size, MADV_NOHUGEPAGE))
 			die(1, "madvise: %s", strerror(errno));
-		*open_fd = open_uffd();
-		*uffd = -3;
+		*uffd = open_uffd();
+		*pc = PC_OPENED;
 		if (open_first) {
 			puts("postcopy=opened");
 			fflush(stdout);
 			return;
 		}
 	}
-	if (*uffd == -3) {
-		*uffd = register_uffd(*open_fd, p, size);
+	if (*pc == PC_OPENED) {
+		register_uffd(*uffd, p, size);
+		*pc = PC_REGISTERED;
 		puts("postcopy=begun");
-	} else if (*uffd >= 0) {
+	} else if (*pc == PC_REGISTERED) {
 		if (madvise(p, size, MADV_HUGEPAGE) ||
 		    ioctl(*uffd, UFFDIO_UNREGISTER, &range) || close(*uffd))
 			die(1, "postcopy's end: %s", strerror(errno));
-		*uffd = -2;	/* over; later SIGUSR2s do nothing */
+		*pc = PC_OVER;	/* later SIGUSR2s do nothing */
 		puts("postcopy=ended");
 	}
 	fflush(stdout);
@@ -252,7 +254,8 @@ int main(int argc, char *argv[])
 	uint8_t *region, *uregion = NULL;
 	sigset_t set;
 	bool ok, postcopy = false, open_first = false;
-	int opt, sig, pc_uffd = -1, pc_open = -1;
+	enum postcopy pc = PC_BEFORE;
+	int opt, sig, pc_uffd = -1;
 
 	parse_pattern(def);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -308,8 +311,7 @@ int main(int argc, char *argv[])
 
 	while (!sigwait(&set, &sig) && sig == SIGUSR2)
 		if (postcopy)
-			postcopy_step(region, size, &pc_uffd, &pc_open,
-				      open_first);
+			postcopy_step(region, size, &pc, &pc_uffd, open_first);
 	ok = verify(region, size, false);
 	if (uregion)
 		ok &= verify(uregion, usize, true);

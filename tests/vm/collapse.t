@@ -2,7 +2,8 @@
 # tests/vm/collapse.t: thpcowctl collapse (tests/guest/collapse.sh) in a
 # guest booting Debian's 6.1 kernel with thpcow loaded and in one booting
 # 6.12 without it (collapse needs no module), and on 5.10, which has no
-# MADV_COLLAPSE, its documented error.
+# MADV_COLLAPSE, its documented error; in make check-all on 6.1-debug and
+# 6.12-debug too, thpcow loaded.
 set -uo pipefail
 tests=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -23,6 +24,7 @@ collapse_on() {
 collapse_6_1() { collapse_on 6.1; }
 collapse_6_12() { collapse_on 6.12 --no-module; }
 collapse_6_1_debug() { collapse_on 6.1-debug --timeout 2400; }
+collapse_6_12_debug() { collapse_on 6.12-debug --timeout 2400; }
 unsupported_5_10() {
 	vm_run --kernel 5.10 --no-module --timeout 300 -- \
 		env COLLAPSE_ONLY_UNSUPPORTED=1 tests/guest/collapse.sh
@@ -38,6 +40,7 @@ cases=(
 	unsupported_5_10 # bullseye's 5.10: "has no MADV_COLLAPSE", nothing changed
 )
 long_cases=(
-	collapse_6_1_debug # 6.1-debug (vm/build-kernel), thpcow loaded
+	collapse_6_1_debug  # 6.1-debug (vm/build-kernel), thpcow loaded
+	collapse_6_12_debug # 6.12-debug, the same
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

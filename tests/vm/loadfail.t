@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/vm/loadfail.t: thpcow's load failing half-way (tests/guest/loadfail.sh),
-# one guest a kernel: Debian's 6.1, and in make check-all 6.1-debug
+# one guest a kernel: Debian's 6.1, and in make check-all 6.1-debug and
+# 6.12-debug
 # (vm/build-kernel: lockdep, KASAN, kmemleak and the rest watch the failed
 # loads). tests/modules/holdhook (a test-only module holding an IPMODIFY
 # ftrace hook on do_huge_pmd_wp_page, as a livepatch would) is built for that
@@ -24,12 +25,14 @@ loadfail_on() {
 
 loadfail_6_1() { loadfail_on 6.1 600; }
 loadfail_6_1_debug() { loadfail_on 6.1-debug 2400; }
+loadfail_6_12_debug() { loadfail_on 6.12-debug 2400; }
 
 cd "$repo" || exit 1
 cases=(
 	loadfail_6_1       # bookworm's 6.1
 )
 long_cases=(
-	loadfail_6_1_debug # 6.1-debug (vm/build-kernel)
+	loadfail_6_1_debug  # 6.1-debug (vm/build-kernel)
+	loadfail_6_12_debug # 6.12-debug
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

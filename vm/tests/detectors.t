@@ -6,7 +6,8 @@
 # make check runs the two that stock kernels have: DEBUG_LIST on Debian's 6.1
 # and KFENCE on Ubuntu's 6.8 (about 15 s a guest); make check-all runs
 # them all on 6.1-debug, and first a clean load there (splat=none), which
-# must pass: the kmemleak scan after COMMAND finds nothing of its own.
+# must pass: the kmemleak scan after COMMAND finds nothing of its own; on
+# 6.12-debug the clean load, page_table_check and the broken build.
 #
 # And thpcow built broken on purpose (module/Kbuild's THPCOW_BREAK=RMAP,
 # module/subst.c): on a 'copy', the shared THP's rmap is not dropped, so it
@@ -52,10 +53,12 @@ broken_stock() { broken 6.1 0 ''; }
 broken_debug() { broken "$debug" 125 'BUG: Bad page state'; }
 
 debug=6.1-debug
-clean_debug() {
-	splat "$debug" none DEBUG_KMEMLEAK 0 ''
+# clean SERIES: splatmod loaded to do nothing passes, kmemleak scan and all.
+clean() {
+	splat "$1" none DEBUG_KMEMLEAK 0 ''
 	check_eq "$vm_stdout" ran "COMMAND's output"
 }
+clean_debug() { clean "$debug"; }
 kasan_debug() { splat "$debug" kasan KASAN 125 'BUG: KASAN: slab-out-of-bounds'; }
 kfence_debug() { splat "$debug" kfence KFENCE 125 'BUG: KFENCE: use-after-free read'; }
 lockdep_debug() { splat "$debug" lockdep PROVE_LOCKING 125 'WARNING: possible circular locking dependency'; }
@@ -63,6 +66,11 @@ rcu_debug() { splat "$debug" rcu PROVE_RCU 125 'WARNING: suspicious RCU usage'; 
 list_debug() { splat "$debug" list DEBUG_LIST 125 'list_add corruption'; }
 ptc_debug() { splat "$debug" ptc PAGE_TABLE_CHECK 125 'kernel BUG at mm/page_table_check\.c'; }
 leak_debug() { splat "$debug" leak DEBUG_KMEMLEAK 125 'unreferenced object 0x[0-9a-f]+ \(size 64\)'; }
+# 6.12-debug has the same options (vm/build-kernel): a clean run, the
+# detector of page table bookkeeping, and the broken build.
+clean_debug_6_12() { clean 6.12-debug; }
+ptc_debug_6_12() { splat 6.12-debug ptc PAGE_TABLE_CHECK 125 'kernel BUG at mm/page_table_check\.c'; }
+broken_debug_6_12() { broken 6.12-debug 125 'BUG: Bad page state'; }
 
 cases=(
 	list_6_1          # Debian's 6.1 (DEBUG_LIST, BUG_ON_DATA_CORRUPTION): list_add corruption
@@ -79,5 +87,8 @@ long_cases=(
 	leak_debug    # kmemleak: unreferenced object, after the module's unload
 	broken_stock  # thpcow with THPCOW_BREAK=RMAP: stock 6.1 passes modes.sh
 	broken_debug  # and 6.1-debug fails it: Bad page state
+	clean_debug_6_12  # 6.12-debug: as clean_debug
+	ptc_debug_6_12    # as ptc_debug
+	broken_debug_6_12 # as broken_debug
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -4,8 +4,8 @@
 # vm-all: --kernel 6.12 --timeout 900
 # vm-all: --kernel 5.10 --timeout 600
 # vm-all: --kernel latest --timeout 900
-# vm-all: --kernel 6.1-debug --timeout 1800
-# vm-all: --kernel 6.12-debug --timeout 1800
+# vm-all: --kernel 6.1-debug --mem 3072 --timeout 2400
+# vm-all: --kernel 6.12-debug --mem 3072 --timeout 2400
 # stress-ng, a suite nobody here wrote, in a guest with thpcow loaded (how
 # tests/check boots it: the lines above): its vm, mmap, madvise, mremap,
 # mlock, fork, memfd and userfaultfd stressors, all at once, each as its
@@ -21,7 +21,7 @@
 # stressor's bogo ops (from --yaml), verification failures and exit status
 # (from its log) and what thpcow did in its cgroup (thpcowctl usage) are
 # printed. THPCOW_STRESSNG_SECONDS sets the length of each round (default
-# 12), THPCOW_STRESSNG another stress-ng to run.
+# 12, 60 on a debug kernel), THPCOW_STRESSNG another stress-ng to run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -29,7 +29,17 @@ source "$here/../lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/guest.sh
 source "$here/../lib/guest.sh"
 
-secs=${THPCOW_STRESSNG_SECONDS:-12}
+# On the harness's debug kernels (vm/build-kernel: KASAN, kmemleak, lockdep)
+# a 12 s round ends with no bogo op of vm, mmap or mremap (6.1-debug under
+# TCG), so their rounds are five times as long; and even then one may do no
+# bogo op (vm, mmap, memfd on 6.1-debug beside three more guests) or find
+# no memory for its buffer (exit 3, "no resource", which stress-ng's own
+# runs count as skipped). There (lax) only a verification failure or
+# another exit status fails a round; the splats and thpcow's counters are
+# checked as anywhere. Their guests get 3 GiB (KASAN's shadow and quarantine).
+secs=12 lax=0
+[[ $(uname -r) != *-debug ]] || secs=60 lax=1
+secs=${THPCOW_STRESSNG_SECONDS:-$secs}
 stressng=${THPCOW_STRESSNG:-stress-ng}
 thp=/sys/kernel/mm/transparent_hugepage
 thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/enabled")
@@ -88,7 +98,10 @@ summarize() {
 		ext == "yaml" && $1 == "-" && $2 == "stressor:" { s = $3 }
 		ext == "yaml" && $1 == "bogo-ops:" && s == f { bogo[f] = $2 }
 		ext == "log" && /^stress-ng: fail: +\[[0-9]+\] / { fails[f]++ } # pr_fail()
-		ext == "log" && / run completed in / { secs[f] = $(NF) ; sub("s$", "", secs[f]) }
+		# "run completed in 25.65s", or past a minute "in 61.20s (1 min, 1.20 secs)"
+		ext == "log" && match($0, / run completed in [0-9.]+s/) {
+			secs[f] = substr($0, RSTART + 18, RLENGTH - 19)
+		}
 		END {
 			n = split(names, name, " ")
 			for (i = 1; i <= n; i++) {
@@ -150,6 +163,10 @@ round() {
 		echo "$label: $name: bogo ops $bogo, verification failures $fails, exit $rc, $took s;" \
 			"thpcow in its cgroup: substituted $subst, copied $copied, fallbacks $fallbacks"
 		[[ $rc == 0 && $fails == 0 && $bogo != 0 ]] && continue
+		if ((lax)) && [[ $fails == 0 && ($rc == 0 || $rc == 3) ]]; then
+			echo "$label: stressor $name verified nothing here (exit $rc, $bogo bogo ops): not failed on a debug kernel"
+			continue
+		fi
 		echo "$label: stressor $name FAILED (exit $rc, $fails verification failures, $bogo bogo ops):"
 		grep -E '^stress-ng: (fail|error): ' "$out/$label.$name.log" | head -n 5
 		tail -n 3 "$out/$label.$name.log"
@@ -228,7 +245,7 @@ catches_failure() {
 		echo "stress-ng: info:  [42] successful run completed in 0.01s"
 	EOF
 	chmod +x "$fake"
-	stressng=$fake round kernel fake >"$out/fake.out" || rc=$?
+	lax=0 stressng=$fake round kernel fake >"$out/fake.out" || rc=$?
 	cat "$out/fake.out"
 	check_eq "$rc" 1 "the round's status"
 	check_eq "$(grep -o 'stressor [a-z]* FAILED' "$out/fake.out" | tr '\n' ' ')" \

@@ -354,16 +354,24 @@ ipis() { awk '$1 == "CAL:" || $1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]
 # loop), arm the hook once, not once each: arming patches text with an IPI
 # to every CPU. It disarms only after some seconds without any policy.
 arming_survives_churn() {
-	local arms ipi i
+	local arms ipi i t end=0 longest=0
 	hooked_within 30 "0 0" || return 1
 	arms=$(stat_of hook_arms)
 	ipi=$(ipis)
 	for ((i = 0; i < 8; i++)); do
 		"$ctl" exec zero -- true
+		# From one rule's end to the next's (in ms): longer than the
+		# module's 10 s disarm delay, and a disarm between is right.
+		t=${EPOCHREALTIME/./} t=$((t / 1000))
+		((end == 0 || t - end <= longest)) || longest=$((t - end))
+		end=$t
 		sleep 1.5
 	done
-	echo "arms $(($(stat_of hook_arms) - arms)), CAL+TLB IPIs $(($(ipis) - ipi))"
-	check_eq $(($(stat_of hook_arms) - arms)) 1 "arms for 8 short-lived rules"
+	arms=$(($(stat_of hook_arms) - arms))
+	echo "arms $arms, CAL+TLB IPIs $(($(ipis) - ipi)), longest gap $longest ms"
+	((arms == 1 || longest < 10000)) ||
+		skip "a rule came $longest ms after the one before (6.12-debug beside other guests): too slow to tell"
+	check_eq "$arms" 1 "arms for 8 short-lived rules"
 }
 
 cases=(

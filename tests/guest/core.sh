@@ -178,7 +178,7 @@ exited_process_leaves_no_rule() {
 # ten took more than the 600 s (6.12-debug beside three more guests).
 rules_race_exits() {
 	local rc=0 rounds=10
-	[[ $(uname -r) != *-debug ]] || rounds=2
+	! debug_kernel || rounds=2
 	timeout 600 "$guest_repo/tests/prog/exitrace" --procs 2000 \
 		--rounds "${THPCOW_EXITRACE_ROUNDS:-$rounds}" || rc=$?
 	((rc != 124)) || echo "exitrace did not end within 600 s"

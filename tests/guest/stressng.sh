@@ -38,7 +38,7 @@ source "$here/../lib/guest.sh"
 # another exit status fails a round; the splats and thpcow's counters are
 # checked as anywhere. Their guests get 3 GiB (KASAN's shadow and quarantine).
 secs=12 lax=0
-[[ $(uname -r) != *-debug ]] || secs=60 lax=1
+! debug_kernel || secs=60 lax=1
 secs=${THPCOW_STRESSNG_SECONDS:-$secs}
 stressng=${THPCOW_STRESSNG:-stress-ng}
 thp=/sys/kernel/mm/transparent_hugepage

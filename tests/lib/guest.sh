@@ -48,6 +48,10 @@ wrf_as() {
 
 val() { sed -n "s/^$2=//p" "$out/$1"; }
 
+# debug_kernel: this guest boots one of the harness's debug kernels
+# (vm/build-kernel: KASAN, kmemleak, lockdep; many times slower under TCG).
+debug_kernel() { [[ $(uname -r) == *-debug ]]; }
+
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/thpcow/stats; }
 native=$(stat_of native_zero)
 

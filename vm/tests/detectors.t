@@ -50,7 +50,9 @@ broken() {
 	[[ -z $3 ]] || check_match "$vm_stderr" "$3" "vm/run's stderr"
 }
 broken_stock() { broken 6.1 0 ''; }
-broken_debug() { broken "$debug" 125 'BUG: Bad page state'; }
+# broken_on_debug SERIES: 6.1-debug and 6.12-debug fail it: Bad page state.
+broken_on_debug() { broken "$1" 125 'BUG: Bad page state'; }
+broken_debug() { broken_on_debug "$debug"; }
 
 debug=6.1-debug
 # clean SERIES: splatmod loaded to do nothing passes, kmemleak scan and all.
@@ -64,13 +66,15 @@ kfence_debug() { splat "$debug" kfence KFENCE 125 'BUG: KFENCE: use-after-free r
 lockdep_debug() { splat "$debug" lockdep PROVE_LOCKING 125 'WARNING: possible circular locking dependency'; }
 rcu_debug() { splat "$debug" rcu PROVE_RCU 125 'WARNING: suspicious RCU usage'; }
 list_debug() { splat "$debug" list DEBUG_LIST 125 'list_add corruption'; }
-ptc_debug() { splat "$debug" ptc PAGE_TABLE_CHECK 125 'kernel BUG at mm/page_table_check\.c'; }
+# ptc SERIES: page_table_check's BUG_ON: kernel BUG at mm/page_table_check.c
+ptc() { splat "$1" ptc PAGE_TABLE_CHECK 125 'kernel BUG at mm/page_table_check\.c'; }
+ptc_debug() { ptc "$debug"; }
 leak_debug() { splat "$debug" leak DEBUG_KMEMLEAK 125 'unreferenced object 0x[0-9a-f]+ \(size 64\)'; }
 # 6.12-debug has the same options (vm/build-kernel): a clean run, the
 # detector of page table bookkeeping, and the broken build.
 clean_debug_6_12() { clean 6.12-debug; }
-ptc_debug_6_12() { splat 6.12-debug ptc PAGE_TABLE_CHECK 125 'kernel BUG at mm/page_table_check\.c'; }
-broken_debug_6_12() { broken 6.12-debug 125 'BUG: Bad page state'; }
+ptc_debug_6_12() { ptc 6.12-debug; }
+broken_debug_6_12() { broken_on_debug 6.12-debug; }
 
 cases=(
 	list_6_1          # Debian's 6.1 (DEBUG_LIST, BUG_ON_DATA_CORRUPTION): list_add corruption

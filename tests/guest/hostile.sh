@@ -210,23 +210,37 @@ mode_param_needs_cap_sys_admin() {
 # all of init (kprobe, symbol lookups, the probe fault, ftrace) and exit
 # (RCU-tasks and SRCU waits). A uid-0 writer without CAP_SYS_ADMIN (nor
 # CAP_SYS_MODULE) keeps writing zero through 10 loads and unloads: not one
-# write is taken, and every load comes up in mode kernel.
+# write is taken, and every load comes up in mode kernel. Each write comes
+# between two reads of the module's initstate: one with "coming" (or
+# "going") on both sides fell inside init (or exit), and some must have.
 mode_param_cap_during_load() {
 	local writer i got
 	local caps=-sys_admin,-sys_module
 	local no_admin=(setpriv "--inh-caps=$caps" "--bounding-set=$caps")
 	# shellcheck disable=SC2016 # Perl code
 	local loop='
-		my ($file, $stop) = @ARGV;
+		my ($file, $state, $stop) = @ARGV;
 		my %n;
+		sub initstate {
+			open(my $fh, "<", $state) or return "absent";
+			my $s = <$fh> // "";
+			chomp $s;
+			return $s;
+		}
 		until (-e $stop) {
+			my $before = initstate();
 			if (open(my $fh, ">", $file)) {
-				$n{defined(syswrite($fh, "zero\n")) ? "ok" : $!{EPERM} ? "EPERM" : "other"}++;
+				my $r = defined(syswrite($fh, "zero\n")) ? "ok" :
+					$!{EPERM} ? "EPERM" : "other";
+				$n{$r}++;
+				my $after = initstate();
+				$n{"$r-$after"}++ if $before eq $after;
 			} else {
 				$n{absent}++;
 			}
 		}
-		print join(" ", map { "$_=" . ($n{$_} // 0) } qw(ok EPERM other absent)), "\n";
+		print join(" ", map { "$_=" . ($n{$_} // 0) }
+			qw(ok EPERM other absent EPERM-coming EPERM-going)), "\n";
 	'
 	# globals: the EXIT trap runs after the function returned
 	ko=${THPCOW_VM_MODULE:?the module vm/run loaded}
@@ -234,7 +248,8 @@ mode_param_cap_during_load() {
 	# shellcheck disable=SC2086 # the parameters are words
 	trap 'touch "$tmp/stop"; wait; rm -rf "$tmp"; [[ -d /sys/module/thpcow ]] || insmod "$ko" ${THPCOW_VM_MODPARAMS:-}' EXIT
 	echo kernel >"$param"
-	"${no_admin[@]}" perl -MErrno -e "$loop" "$param" "$tmp/stop" >"$tmp/writer" &
+	"${no_admin[@]}" perl -MErrno -e "$loop" "$param" /sys/module/thpcow/initstate \
+		"$tmp/stop" >"$tmp/writer" &
 	writer=$!
 	for ((i = 0; i < 10; i++)); do
 		rmmod thpcow
@@ -248,6 +263,8 @@ mode_param_cap_during_load() {
 	cat "$tmp/writer"
 	# (other: a write to the file of a module being removed, ENODEV)
 	check_match "$(<"$tmp/writer")" '^ok=0 EPERM=[1-9]' "the writer's writes"
+	check_match "$(<"$tmp/writer")" 'EPERM-coming=[1-9][0-9]* EPERM-going=[1-9]' \
+		"the writer's refusals during init and exit"
 }
 
 debugfs_read_only() {

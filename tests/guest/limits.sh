@@ -203,6 +203,7 @@ rule_table_full() {
 	check_eq "$(stat_of policies)" 4 "rules after one went and another came"
 }
 
+thp_defaults
 cases=(
 	memcg_parity      # memory.max just above the working set: kernel = zero
 	thp_alloc_failure # no free 2 MiB block: stock split, counted

@@ -4,11 +4,14 @@
 #   vm_run ARGS...   vm/run ARGS...; sets vm_rc, vm_stdout, vm_stderr
 #                    and vm_seconds (wall clock)
 #   vm_expect_rc N   fail the case unless vm_rc is N, showing the run's stderr
+#                    from vm/run's verdict on and keeping its run directory
+#                    under $vm_cache/failed/ (the newest $vm_failed_kept)
 #   $repo            the repository's top directory
 #   $vm_cache        thpcow's cache (kernels, chroots, builds)
 #   $vm_scratch      a host directory the guest sees at the same path (the
 #                    guest's /tmp is its own), removed when the test exits
-# Run directories of failed runs land in a private TMPDIR, removed too.
+# Run directories that vm/run keeps land in a private TMPDIR, removed too,
+# but for those of the runs vm_expect_rc fails.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 vm_cache=${XDG_CACHE_HOME:-$HOME/.cache}/thpcow
@@ -30,10 +33,29 @@ vm_run() {
 	echo "vm/run $* -> exit $vm_rc after $vm_seconds s"
 }
 
+vm_failed_kept=10
+
 vm_expect_rc() {
+	local n kept dest
 	check_eq "$vm_rc" "$1" "exit status of vm/run" && return
-	echo "its stderr (the last 40 lines):"
-	tail -n 40 "$vm_scratch/stderr"
+	# vm/run's verdict, then the excerpt of the kernel's report that starts
+	# ten lines before it (the whole of a BUG, not only its tail).
+	n=$(grep -m1 -n '^vm/run: FAIL' "$vm_scratch/stderr" | cut -d: -f1)
+	if [[ -n $n ]]; then
+		echo "its stderr, from vm/run's verdict on:"
+		tail -n +"$n" "$vm_scratch/stderr" | head -n 200
+	else
+		echo "its stderr (the last 40 lines):"
+		tail -n 40 "$vm_scratch/stderr"
+	fi
+	kept=$(sed -n 's/^vm\/run: run directory kept: //p' "$vm_scratch/stderr" | tail -n 1)
+	if [[ -d $kept ]]; then
+		dest=$vm_cache/failed/$(basename "$0" .t).$(date +%Y%m%d-%H%M%S).${kept##*.}
+		mkdir -p "$vm_cache/failed" && mv "$kept" "$dest" &&
+			echo "its run directory (console.log, share/dmesg) is kept: $dest"
+		# shellcheck disable=SC2012 # names of our own making
+		ls -dt "$vm_cache"/failed/*/ | tail -n +$((vm_failed_kept + 1)) | xargs -r rm -rf
+	fi
 	return 1
 }
 

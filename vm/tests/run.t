@@ -91,6 +91,16 @@ crash_fails_run() {
 	vm_expect_rc 125
 	check_eq "$vm_stdout" crashing "COMMAND's output before the crash"
 	check_match "$vm_stderr" 'sysrq: Trigger a crash' "the crash in the excerpt"
+	# Had the case expected another status: vm_expect_rc shows the verdict and
+	# the report from its start, and keeps the run directory for a post mortem.
+	local shown kept
+	shown=$(vm_expect_rc 0) && check_eq "vm_expect_rc 0 passed" "it failed" "vm_expect_rc on exit 125"
+	check_match "$shown" $'vm/run: FAIL: the guest kernel reported a problem\n(.*\n)*.*sysrq: Trigger a crash' \
+		"the verdict, then the report's first line"
+	kept=$(sed -n 's/.*run directory (console.log, share\/dmesg) is kept: //p' <<<"$shown")
+	[[ $kept == "$vm_cache"/failed/run.* && -s $kept/console.log ]] ||
+		check_eq "${kept:-nothing}" "$vm_cache/failed/run.* with console.log" "the directory kept"
+	rm -rf "$kept"
 }
 
 taint_fails_run() {

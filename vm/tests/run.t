@@ -32,9 +32,22 @@ boots_debian_6_1() {
 }
 
 thp_enabled() {
-	vm_run --no-module -- cat /sys/kernel/mm/transparent_hugepage/enabled
+	vm_run --no-module -- sh -c 'cat /sys/kernel/mm/transparent_hugepage/enabled; ls /sys/kernel/mm/hugepages'
 	vm_expect_rc 0
 	check_match "$vm_stdout" '\[(always|madvise)\]' "THP enabled"
+	check_match "$vm_stdout" 'hugepages-1048576kB' "1 GiB hugetlb pages offered (what --cpu-off pdpe1gb takes)"
+}
+
+# --cpu-off takes features from the guest's CPU: without pdpe1gb the kernel
+# offers no 1 GiB hugetlb pages. A bad list is refused before anything boots.
+cpu_off_features() {
+	vm_run --no-module --cpu-off pdpe1gb -- sh -c 'grep -cw pdpe1gb /proc/cpuinfo; ls /sys/kernel/mm/hugepages'
+	vm_expect_rc 0
+	check_eq "$(sed -n 1p <<<"$vm_stdout")" 0 "CPUs with pdpe1gb"
+	check_eq "$(sed -n '2,$p' <<<"$vm_stdout")" hugepages-2048kB "hugetlb page sizes"
+	vm_run --no-module --cpu-off 'pdpe1gb erms' -- true
+	vm_expect_rc 2
+	check_match "$vm_stderr" "--cpu-off takes QEMU feature names" "the usage error"
 }
 
 # Also from a working directory under the host's /tmp, which the guest's
@@ -141,7 +154,8 @@ out_dir_comes_back() {
 
 cases=(
 	boots_debian_6_1         # uname -r is bookworm's current 6.1 ABI (apt says which)
-	thp_enabled              # the guest has THP on (Debian's default: always)
+	thp_enabled              # the guest has THP on (Debian's default: always) and 1 GiB hugetlb pages
+	cpu_off_features         # --cpu-off pdpe1gb: no 1 GiB pages; a bad list is a usage error
 	host_file_same_path      # host files are at the same paths in the guest
 	exit_status              # COMMAND's exit status is the run's
 	stdout_and_stderr        # COMMAND's stdout and stderr reach the runner's, apart

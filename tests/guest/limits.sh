@@ -74,23 +74,52 @@ memcg_parity() {
 	check_eq "$(val memcg-zero thp_split_pmd)" "$fb" "zero: splits = charge fallbacks"
 }
 
+# compactions: /proc/vmstat's compaction and migration counters, one line.
+compactions() {
+	awk '$1 ~ /^(compact_(stall|success|daemon_wake)|pgmigrate_success|thp_collapse_alloc)$/ {
+		printf "%s=%s ", $1, $2 }' /proc/vmstat
+}
+
+# compactions_between BEFORE AFTER: what each counter of compactions() rose by.
+compactions_between() {
+	local kv k v
+	declare -A was
+	for kv in $1; do was[${kv%=*}]=${kv#*=}; done
+	for kv in $2; do
+		k=${kv%=*} v=${kv#*=}
+		printf '%s+%s ' "$k" $((v - ${was[$k]:-0}))
+	done
+}
+
 # No free 2 MiB block and no compaction: the THPs that cannot be had fall
 # back to the stock split, one for one.
 thp_alloc_failure() {
 	# twice the usual region: the 64 MiB fragment leaves untouched (less
 	# and the OOM killer takes it) may hold up to 32 free 2 MiB blocks
-	local size=128 regions=64 defrag proactive fb0 fb thps free2m
+	local size=128 regions=64 defrag kdefrag proactive boost fb0 fb thps free2m c0 c1
 	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/defrag")
+	kdefrag=$(<"$thp/khugepaged/defrag")
 	proactive=$(cat /proc/sys/vm/compaction_proactiveness 2>/dev/null || echo)
+	boost=$(</proc/sys/vm/watermark_boost_factor)
 	# This case runs in a subshell of its own: put everything back however
 	# it ends (held is not local: the trap runs after the function).
 	held=''
 	# shellcheck disable=SC2064 # the values now
 	trap "[[ -z \$held ]] || { kill \$held; wait \$held; } 2>/dev/null
 		echo $defrag >$thp/defrag
+		echo $kdefrag >$thp/khugepaged/defrag
+		echo $boost >/proc/sys/vm/watermark_boost_factor
 		[[ -z '$proactive' ]] || echo '$proactive' >/proc/sys/vm/compaction_proactiveness" EXIT
+	# Nothing may compact: not the fault (defrag), not khugepaged's own
+	# allocations (with 'always' it scans every process, and compacting
+	# for a collapse frees blocks the fault then takes), not kcompactd:
+	# neither proactively nor woken by kswapd for a watermark boost (set
+	# when fragment's allocations steal pageblocks of another type).
 	echo never >"$thp/defrag"
+	echo 0 >"$thp/khugepaged/defrag"
+	echo 0 >/proc/sys/vm/watermark_boost_factor
 	[[ -z $proactive ]] || echo 0 >/proc/sys/vm/compaction_proactiveness
+	c0=$(compactions)
 	"$fragment" --leave 64 >"$out/fragment" &
 	held=$!
 	until grep -qx ready "$out/fragment"; do
@@ -104,15 +133,20 @@ thp_alloc_failure() {
 	free2m=$(sed -n 's/^free_2m=//p' "$out/fragment")
 	fb0=$(fallbacks alloc)
 	wrf_as frag "$ctl" exec zero -- "$wrf" --size "$size" --verify
+	c1=$(compactions)
 	fb=$(($(fallbacks alloc) - fb0))
 	thps=$(thps_of frag)
 	echo "free 2 MiB blocks before the run: $free2m; THPs made $thps, alloc fallbacks $fb"
+	echo "compaction since fragmenting began: $(compactions_between "$c0" "$c1")"
 	check_eq "$(val frag verify)" ok "data"
 	check_eq $((thps + fb)) "$regions" "THPs made + alloc fallbacks"
 	check_eq "$(val frag thp_split_pmd)" "$fb" "splits = alloc fallbacks"
-	# At most one THP per free 2 MiB block there was.
-	((fb > 0 && fb >= regions - free2m)) || {
-		echo "only $fb of $regions faults found no THP: the memory was not fragmented"
+	# Some fault found no THP. Not "at most one THP per free block seen":
+	# /proc/buddyinfo does not count the 2 MiB pages the per-CPU lists hold
+	# (5.13 on), nor blocks freed during the run (CI once: 29 blocks, 37
+	# THPs, 27 fallbacks), so the blocks are shown, not counted on.
+	((fb > 0)) || {
+		echo "no fault of $regions found no THP: the memory was not fragmented"
 		return 1
 	}
 }

@@ -395,8 +395,11 @@ stats_prometheus() {
 	done
 	check_eq "$after" "$before" "debugfs unchanged around the read"
 	printf '%s\n' "$so" >"$out/prom"
+	# what debugfs said around the read, not now: the hook disarms 10 s
+	# after the last rule went (cleanup), whenever that falls
+	printf '%s\n' "$after" >"$out/prom-debugfs"
 	check_eq "$("$here/prometheus-check.py" "$out/prom" \
-		/sys/kernel/debug/thpcow/stats "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
+		"$out/prom-debugfs" "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
 		"prometheus_client parses it; the values are debugfs'"
 	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch
 Try 'thpcowctl stats --help' for more information." "$ctl" stats --format prometheus --watch 1

@@ -5,7 +5,7 @@
 # (vm/lib/prebuilt.sh): Ubuntu's two in make check (about 15-30 s each;
 # 6.8 through module_on_prebuilt, its bare boot in make check-all), the
 # debug kernels in make check-all (vm/build-kernel builds them first if it
-# has not: an hour or more each).
+# has not: half an hour to over an hour each).
 set -uo pipefail
 vm=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../../tests/lib/tap.sh
@@ -68,6 +68,53 @@ module_built_elsewhere() {
 	check_match "$(sed -n 2p <<<"$vm_stdout")" '/thpcow/module/6\.12/[0-9a-f]{16}/thpcow\.ko$' "THPCOW_VM_MODULE"
 }
 
+# Debian's 6.12 (6.12.118) BUGs allocating a 1 GiB hugetlb page, thpcow
+# not loaded: alloc_contig_range_noprof() ends in __page_table_check_zero()
+# over the 2^18 pages of the folio (__GFP_COMP since cf54f310d0d3), which
+# walks page_ext with page_ext_next(), as if one array covered them, where
+# SPARSEMEM has one per 128 MiB section; past the first section it reads
+# what lies beyond that section's array, and BUGs when that reads as a
+# mapped page (mm/page_table_check.c:159, page_table_check's own check).
+# Upstream fixed it with the for_each_page_ext() series ("mm: page_ext: add
+# an iteration API for page extensions", Luiz Capitulino); 6.1 has not
+# cf54f310d0d3. The mm selftests' cow reserves two pages of every hugetlb
+# size, so tests/vm/selftests.t runs 6.12-debug without 1 GiB pages
+# (vm/run --cpu-off pdpe1gb). The guest holds every other page of most of
+# its memory mapped (tests/prog/fragment) and reserves 1 GiB pages: the
+# case passes on the BUG, fails once a page comes without one (the
+# workaround can go), and skips when no page could be had.
+gigantic_bug_6_12_debug() {
+	local hp=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+	# (in the guest's own /tmp: the host's files are read-only there)
+	cat >"$vm_scratch/gigantic.sh" <<-EOF
+		set -e
+		"$repo/tests/prog/fragment" --leave 1200 >/tmp/fragment &
+		until grep -qx ready /tmp/fragment; do
+			kill -0 \$! || { echo "fragment failed" >&2; exit 1; }
+			sleep 0.5
+		done
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			echo 2 >$hp
+			echo "reserved \$(cat $hp)"
+			echo 0 >$hp
+		done
+	EOF
+	vm_run --kernel 6.12-debug --no-module --mem 3072 --timeout 2400 -- sh "$vm_scratch/gigantic.sh"
+	if [[ $vm_rc == 125 && $vm_stderr == *'kernel BUG at mm/page_table_check.c'* ]]; then
+		grep -m1 -A20 'kernel BUG at' <<<"$vm_stderr" | grep -E 'BUG|RIP|alloc_contig|gigantic|nr_hugepages_store'
+		return 0
+	fi
+	echo "$vm_stdout"
+	vm_expect_rc 0 || return 1
+	# alloc_contig_range() may find no range it can migrate in time: 10
+	# rounds, then the question stays open (2026-12-05: the BUG at the
+	# third round once; no page in 10 rounds twice)
+	[[ $vm_stdout == *'reserved '[12]* ]] ||
+		skip "no 1 GiB page could be reserved in 10 rounds: no answer"
+	echo "1 GiB pages reserved with no BUG: drop --cpu-off pdpe1gb from tests/vm/selftests.t"
+	return 1
+}
+
 cases=(
 	boots_5_10               # bullseye's 5.10 boots
 	boots_6_12               # trixie's 6.12 boots
@@ -81,5 +128,6 @@ long_cases=(
 	boots_ubuntu_6_8         # Ubuntu 24.04's 6.8.0-49 boots (make check boots it with the module)
 	boots_6_1_debug          # 6.1-debug (vm/build-kernel) boots
 	boots_6_12_debug         # 6.12-debug boots
+	gigantic_bug_6_12_debug  # 6.12-debug still BUGs reserving a 1 GiB page
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

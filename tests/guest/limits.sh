@@ -74,29 +74,12 @@ memcg_parity() {
 	check_eq "$(val memcg-zero thp_split_pmd)" "$fb" "zero: splits = charge fallbacks"
 }
 
-# compactions: /proc/vmstat's compaction and migration counters, one line.
-compactions() {
-	awk '$1 ~ /^(compact_(stall|success|daemon_wake)|pgmigrate_success|thp_collapse_alloc)$/ {
-		printf "%s=%s ", $1, $2 }' /proc/vmstat
-}
-
-# compactions_between BEFORE AFTER: what each counter of compactions() rose by.
-compactions_between() {
-	local kv k v
-	declare -A was
-	for kv in $1; do was[${kv%=*}]=${kv#*=}; done
-	for kv in $2; do
-		k=${kv%=*} v=${kv#*=}
-		printf '%s+%s ' "$k" $((v - ${was[$k]:-0}))
-	done
-}
-
 # No free 2 MiB block and no compaction: the THPs that cannot be had fall
 # back to the stock split, one for one.
 thp_alloc_failure() {
 	# twice the usual region: the 64 MiB fragment leaves untouched (less
 	# and the OOM killer takes it) may hold up to 32 free 2 MiB blocks
-	local size=128 regions=64 defrag kdefrag proactive boost fb0 fb thps free2m c0 c1
+	local size=128 regions=64 defrag kdefrag proactive boost fb0 fb thps free2m
 	defrag=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/defrag")
 	kdefrag=$(<"$thp/khugepaged/defrag")
 	proactive=$(cat /proc/sys/vm/compaction_proactiveness 2>/dev/null || echo)
@@ -119,7 +102,7 @@ thp_alloc_failure() {
 	echo 0 >"$thp/khugepaged/defrag"
 	echo 0 >/proc/sys/vm/watermark_boost_factor
 	[[ -z $proactive ]] || echo 0 >/proc/sys/vm/compaction_proactiveness
-	c0=$(compactions)
+	cp /proc/vmstat "$out/vmstat-before"
 	"$fragment" --leave 64 >"$out/fragment" &
 	held=$!
 	until grep -qx ready "$out/fragment"; do
@@ -133,11 +116,11 @@ thp_alloc_failure() {
 	free2m=$(sed -n 's/^free_2m=//p' "$out/fragment")
 	fb0=$(fallbacks alloc)
 	wrf_as frag "$ctl" exec zero -- "$wrf" --size "$size" --verify
-	c1=$(compactions)
 	fb=$(($(fallbacks alloc) - fb0))
 	thps=$(thps_of frag)
 	echo "free 2 MiB blocks before the run: $free2m; THPs made $thps, alloc fallbacks $fb"
-	echo "compaction since fragmenting began: $(compactions_between "$c0" "$c1")"
+	echo "compaction and migration since fragmenting began: $(rose_by "$out/vmstat-before" /proc/vmstat \
+		'^(compact_(stall|success|daemon_wake)|pgmigrate_success|thp_collapse_alloc)$' | tr '\n' ' ')"
 	check_eq "$(val frag verify)" ok "data"
 	check_eq $((thps + fb)) "$regions" "THPs made + alloc fallbacks"
 	check_eq "$(val frag thp_split_pmd)" "$fb" "splits = alloc fallbacks"

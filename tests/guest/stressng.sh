@@ -155,9 +155,8 @@ round() {
 	done
 	wait "${pids[@]}"
 	"$ctl" clear --global
-	awk 'NR == FNR { before[$1] = $2; next }
-		$1 ~ /^(substituted|copied|hook_calls|fallback_uffd)$/ { print $1 "=" $2 - before[$1] }' \
-		"$out/$label.before" /sys/kernel/debug/thpcow/stats >"$out/$label.delta"
+	rose_by "$out/$label.before" /sys/kernel/debug/thpcow/stats \
+		'^(substituted|copied|hook_calls|fallback_uffd)$' >"$out/$label.delta"
 	"$ctl" -n -r -o TARGET,SUBSTITUTED,COPIED,FALLBACKS usage >"$out/usage"
 	cg_clean
 	while read -r name rc bogo fails took subst copied fallbacks; do

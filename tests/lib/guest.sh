@@ -14,6 +14,9 @@
 #   wrf_as NAME CMD...    run CMD (ending in a wrf invocation), keep its
 #                         key=value output as NAME; val NAME KEY reads it
 #   stat_of KEY           a line of thpcow's debugfs stats
+#   rose_by BEFORE AFTER RE  KEY=N a line for each key matching RE of two
+#                         "KEY VALUE" files (/proc/vmstat, debugfs stats):
+#                         what it rose by from BEFORE to AFTER
 #   fallbacks alloc|charge  THP faults that found no THP, or no room in the
 #                         memcg: thpcow's count, or where the kernel
 #                         substitutes itself, the kernel's (vmstat)
@@ -54,6 +57,10 @@ val() { sed -n "s/^$2=//p" "$out/$1"; }
 debug_kernel() { [[ $(uname -r) == *-debug ]]; }
 
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/thpcow/stats; }
+
+rose_by() {
+	awk -v re="$3" 'NR == FNR { b[$1] = $2; next } $1 ~ re { print $1 "=" $2 - b[$1] }' "$1" "$2"
+}
 native=$(stat_of native_zero)
 
 fallbacks() {

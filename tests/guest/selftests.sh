@@ -193,8 +193,8 @@ parse_exit() {
 # limit was hit: timeout's 124, or 137 when it had to SIGKILL). With
 # tries=N a CMD that failed (exit status other than 0 or 4), or with
 # finished=FUNCTION one that did not finish (FUNCTION LOG fails; what it
-# prints says why), is run again, up to N times in all; the log of each try
-# that did not finish is kept as NAME.tryK.log.
+# prints says why), is tried up to N times in all; the log of each try that
+# did not finish is kept as NAME.tryK.log.
 sub() {
 	local parser=$1 name=$2 rc log t0=$SECONDS try=0 why
 	shift 2
@@ -252,9 +252,9 @@ st_khugepaged() {
 # so now and then on a loaded host, with thpcow not loaded (and once in
 # 'zero' with no fault reaching it): "UFFDIO_COPY error: -2", the test's
 # handler resolving a fault of its forked child. Such a run is run again, up
-# to twice, in every run alike; an ERROR on any other memory (a corruption
-# the test found, say) is the run's result. 7.x names no test beside its
-# ERROR lines: its runs are never repeated.
+# to twice, off and each mode alike; an ERROR on any other memory (a
+# corruption the test found, say) is the run's result. 7.x prints TAP, with
+# no "Testing ... ERROR" line, so its runs are never repeated.
 uffd_finished() {
 	! grep -m1 -E '^Testing .* on hugetlb(-private)?\.\.\. ERROR: ' "$1"
 }
@@ -380,7 +380,10 @@ compare() {
 run_mode() {
 	local r=$1 c
 	mkdir -p "$out/$st/$r"
+	# a run again after a difference: nothing left of the first
+	rm -f "$out/$st/$r"/*.try*.log
 	: >"$out/$st/$r/results"
+	: >"$out/$st/$r/exits"
 	module_for "$r"
 	run=$out/$st/$r "st_$st"
 	echo "$r: $(counts "$out/$st/$r") ($(runs "$out/$st/$r"))"

@@ -122,8 +122,8 @@ CONF_FILES = \
 	0755:dist/libvirt-hook-qemu.d-thpcow:$(SYSCONFDIR)/libvirt/hooks/qemu.d/thpcow
 CONF_EXAMPLES ?= yes
 # What the module build needs and nothing else: module/ (sources, Kbuild,
-# Kconfig), the ABI header, dkms.conf; under DKMS_SRC.
-DKMS_FILES = $(foreach f,dkms.conf include/uapi/thpcow.h \
+# Kconfig), the ABI headers, dkms.conf; under DKMS_SRC.
+DKMS_FILES = $(foreach f,dkms.conf $(sort $(wildcard include/uapi/*.h)) \
 	$(shell find module -type f \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild -o -name Kconfig \) | \
 		LC_ALL=C sort),0644:$f:$(DKMS_SRC)/$f)
 # Links, not conffiles: they go with the package that owns them (dpkg

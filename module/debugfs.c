@@ -14,8 +14,9 @@
  *             substitutions, name (the process's comm or the cgroup path).
  *   usage     a '#' header, then one tab-separated line per row of
  *             THPCOW_IOC_USAGE: scope (cgroup, pid, or other for what no
- *             cgroup row took), target (cgroup id or pid), the counters
- *             of THPCOW_USAGE_NAMES, thp_bytes, name (path or comm);
+ *             cgroup row took), target (cgroup id or pid), the usage
+ *             counters (include/uapi/thpcow-stats.h), thp_bytes, name
+ *             (path or comm);
  *             last "# slots USED of SLOTS": the cgroup table, after the
  *             reclaim of removed cgroups' slots that reading it does.
  *
@@ -102,8 +103,6 @@ static int thpcow_policies_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_policies);
 
-static const char * const thpcow_usage_names[] = THPCOW_USAGE_NAMES;
-
 /* One line of "usage"; may sleep. */
 static int thpcow_usage_line(const struct thpcow_usage_info *info, void *arg)
 {
@@ -132,7 +131,7 @@ static int thpcow_usage_show(struct seq_file *m, void *unused)
 
 	seq_puts(m, "# scope\ttarget");
 	for (i = 0; i < THPCOW_USAGE_NR; i++)
-		seq_printf(m, "\t%s", thpcow_usage_names[i]);
+		seq_printf(m, "\t%s", thpcow_usage_name(i));
 	seq_puts(m, "\tthp_bytes\tname\n");
 	ret = thpcow_usage_walk(thpcow_usage_line, m);
 	seq_printf(m, "# slots %u of %u\n", thpcow_usage_slots_used(),

@@ -7,11 +7,29 @@
 #include "thpcow.h"
 
 #include <linux/string.h>
+#include <linux/stringify.h>
 
 DEFINE_PER_CPU(struct thpcow_counters, thpcow_counters);
 
-const char * const thpcow_stat_names[] = THPCOW_STAT_NAMES;
+const char * const thpcow_stat_names[] = {
+#define THPCOW_STAT(NAME, name) __stringify(name),
+#include <uapi/thpcow-stats.h>
+};
 static_assert(ARRAY_SIZE(thpcow_stat_names) == THPCOW_STAT_NR);
+static_assert(THPCOW_STAT_NR <= THPCOW_STATS_MAX);
+
+/* Which counter of enum thpcow_stat each usage counter is. */
+static const u8 thpcow_usage_stats[] = {
+#define THPCOW_USAGE(NAME) THPCOW_STAT_##NAME,
+#include <uapi/thpcow-stats.h>
+};
+static_assert(ARRAY_SIZE(thpcow_usage_stats) == THPCOW_USAGE_NR);
+static_assert(THPCOW_USAGE_NR <= THPCOW_USAGE_MAX);
+
+const char *thpcow_usage_name(enum thpcow_usage_stat idx)
+{
+	return thpcow_stat_names[thpcow_usage_stats[idx]];
+}
 
 void thpcow_counters_sum(u64 *sum)
 {
@@ -26,28 +44,12 @@ void thpcow_counters_sum(u64 *sum)
 /* Which usage counter (THPCOW_USAGE_*) an outcome of the handler goes to, or -1. */
 int thpcow_stat_usage(enum thpcow_stat why)
 {
-	switch (why) {
-	case THPCOW_STAT_SUBSTITUTED:
-		return THPCOW_USAGE_SUBSTITUTED;
-	case THPCOW_STAT_COPIED:
-		return THPCOW_USAGE_COPIED;
-	case THPCOW_STAT_SPLIT:
-		return THPCOW_USAGE_SPLIT;
-	case THPCOW_STAT_FALLBACK_INELIGIBLE:
-		return THPCOW_USAGE_FALLBACK_INELIGIBLE;
-	case THPCOW_STAT_FALLBACK_UFFD:
-		return THPCOW_USAGE_FALLBACK_UFFD;
-	case THPCOW_STAT_FALLBACK_ALLOC:
-		return THPCOW_USAGE_FALLBACK_ALLOC;
-	case THPCOW_STAT_FALLBACK_CHARGE:
-		return THPCOW_USAGE_FALLBACK_CHARGE;
-	case THPCOW_STAT_FALLBACK_UNSTABLE:
-		return THPCOW_USAGE_FALLBACK_UNSTABLE;
-	case THPCOW_STAT_FALLBACK_PINNED:
-		return THPCOW_USAGE_FALLBACK_PINNED;
-	default:
-		return -1;
-	}
+	int i;
+
+	for (i = 0; i < THPCOW_USAGE_NR; i++)
+		if (thpcow_usage_stats[i] == why)
+			return i;
+	return -1;
 }
 
 /* At unload, in the kernel's log. */

@@ -28,6 +28,7 @@ static inline void thpcow_count(enum thpcow_stat stat)
 void thpcow_counters_sum(u64 *sum);
 extern const char * const thpcow_stat_names[];
 int thpcow_stat_usage(enum thpcow_stat why);
+const char *thpcow_usage_name(enum thpcow_usage_stat idx);
 void thpcow_stats_report(void);
 
 /* compat/symbols.c: resolve compat/ksym-list.h, and check the calls are direct */

@@ -116,37 +116,14 @@ struct thpcow_list {
 };
 
 /*
- * The counters, indexed by enum thpcow_stat; new ones are only appended.
- * THPCOW_STAT_NAMES are what debugfs 'stats' and thpcowctl print.
+ * The counters, indexed by enum thpcow_stat: the THPCOW_STAT() entries of
+ * thpcow-stats.h, which names them and says what each counts.
  */
 enum thpcow_stat {
-	THPCOW_STAT_HOOK_CALLS,		/* huge PMD write faults a policy may act on */
-	THPCOW_STAT_SUBSTITUTED,	/* huge zero page replaced by a THP */
-	THPCOW_STAT_PASSTHROUGH,	/* policy said: the kernel's way */
-	THPCOW_STAT_NOT_ZERO_PAGE,	/* not the huge zero page */
-	THPCOW_STAT_UNSHARE,		/* unshare fault (GUP pin), not a write */
-	THPCOW_STAT_NATIVE,		/* the kernel substitutes by itself */
-	THPCOW_STAT_FALLBACK_INELIGIBLE,	/* no THP allowed here now */
-	THPCOW_STAT_FALLBACK_UFFD,	/* userfaultfd registered range */
-	THPCOW_STAT_FALLBACK_ALLOC,	/* no free THP (7.x: or no deferred list) */
-	THPCOW_STAT_FALLBACK_CHARGE,	/* memcg could not take 2 MiB more */
-	THPCOW_STAT_RETRY_RACE,		/* PMD changed meanwhile; refaulted */
-	THPCOW_STAT_FALLBACK_UNSTABLE,	/* mm being torn down by OOM */
-	THPCOW_STAT_INHERIT_FAILED,	/* no memory or room to pass a policy on */
-	THPCOW_STAT_COPIED,		/* shared anon THP copied whole (copy) */
-	THPCOW_STAT_NOT_SHARED,		/* exclusive THP: the kernel reuses it */
-	THPCOW_STAT_FALLBACK_PINNED,	/* maybe DMA-pinned: must stay coherent (< 5.19) */
-	THPCOW_STAT_SPLIT,		/* split forced where the kernel would not */
+#define THPCOW_STAT(NAME, name) THPCOW_STAT_##NAME,
+#include "thpcow-stats.h"
 	THPCOW_STAT_NR
 };
-
-#define THPCOW_STAT_NAMES {						\
-	"hook_calls", "substituted", "passthrough", "not_zero_page",	\
-	"unshare", "native", "fallback_ineligible", "fallback_uffd",	\
-	"fallback_alloc", "fallback_charge", "retry_race",		\
-	"fallback_unstable", "inherit_failed", "copied", "not_shared",	\
-	"fallback_pinned", "split",					\
-}
 
 #define THPCOW_STATS_MAX	64
 
@@ -181,28 +158,15 @@ struct thpcow_version {
  * cgroup (the leaf cgroup of the faulting mm's owner, whatever rule
  * matched), per process with a pid rule, and one of scope GLOBAL for what
  * no cgroup row could take (the module's table full, or an mm without an
- * owner). Counters are indexed by enum thpcow_usage_stat; new ones are
- * only appended; THPCOW_USAGE_NAMES match the THPCOW_STAT_NAMES of the
- * same events.
+ * owner). Counters are indexed by enum thpcow_usage_stat: the
+ * THPCOW_USAGE() entries of thpcow-stats.h, each a counter of enum
+ * thpcow_stat, whose name it has.
  */
 enum thpcow_usage_stat {
-	THPCOW_USAGE_SUBSTITUTED,
-	THPCOW_USAGE_COPIED,
-	THPCOW_USAGE_SPLIT,
-	THPCOW_USAGE_FALLBACK_INELIGIBLE,
-	THPCOW_USAGE_FALLBACK_UFFD,
-	THPCOW_USAGE_FALLBACK_ALLOC,
-	THPCOW_USAGE_FALLBACK_CHARGE,
-	THPCOW_USAGE_FALLBACK_UNSTABLE,
-	THPCOW_USAGE_FALLBACK_PINNED,
+#define THPCOW_USAGE(NAME) THPCOW_USAGE_##NAME,
+#include "thpcow-stats.h"
 	THPCOW_USAGE_NR
 };
-
-#define THPCOW_USAGE_NAMES {						\
-	"substituted", "copied", "split", "fallback_ineligible",	\
-	"fallback_uffd", "fallback_alloc", "fallback_charge",		\
-	"fallback_unstable", "fallback_pinned",				\
-}
 
 #define THPCOW_USAGE_MAX	16
 

@@ -20,9 +20,12 @@ static const struct {
 	{ THPCOW_ENTRY_PATH_TRUNCATED,	"path_truncated" },
 };
 
-static const char *const stat_names[] = THPCOW_STAT_NAMES;
+static const char *const stat_names[] = {
+#define THPCOW_STAT(NAME, name) #name,
+#include "uapi/thpcow-stats.h"
+};
 
-_Static_assert(ARRAY_SIZE(stat_names) == THPCOW_STAT_NR, "THPCOW_STAT_NAMES");
+_Static_assert(ARRAY_SIZE(stat_names) == THPCOW_STAT_NR, "thpcow-stats.h");
 
 /* The name of one flag bit; a bit this tool does not know as hex. */
 static const char *flag_name(unsigned int bit, char *buf, size_t len)

@@ -1708,7 +1708,7 @@ static const struct test tests[] = {
 	SH("man: thpcow.4 has every counter, ioctl and parameter", "/usr/bin/man",
 	   "page=$(MANWIDTH=200 man -l \"$1/thpcow.4\" 2>/dev/null); "
 	   "u=\"$1/../../include/uapi/thpcow.h\"; "
-	   "for w in $(sed -n '/^#define THPCOW_STAT_NAMES/,/^}/p' \"$u\" | grep -o '\"[a-z_]*\"' | tr -d '\"') "
+	   "for w in $(sed -n 's/^THPCOW_STAT([A-Z_]*, \\([a-z_]*\\))$/\\1/p' \"${u%.h}-stats.h\") "
 	   "$(grep -o '^#define THPCOW_IOC_[A-Z]*' \"$u\" | awk '$2 != \"THPCOW_IOC_MAGIC\" { print $2 }') "
 	   "$(sed -n 's/^module_param[a-z_]*(\\([a-z_]*\\),.*/\\1/p' \"$1/../../module/\"*.c); do "
 	   "grep -qE \"^       $w( |=|$)\" <<<\"$page\" || echo \"$w is missing\"; done", ""),

@@ -16,7 +16,19 @@
 #include "thpcowctl.h"
 #include "usage.h"
 
-const char *const usage_names[THPCOW_USAGE_NR] = THPCOW_USAGE_NAMES;
+/* Which counter of enum thpcow_stat each usage counter is. */
+static const unsigned char usage_stats[] = {
+#define THPCOW_USAGE(NAME) THPCOW_STAT_##NAME,
+#include "uapi/thpcow-stats.h"
+};
+
+_Static_assert(ARRAY_SIZE(usage_stats) == THPCOW_USAGE_NR, "thpcow-stats.h");
+
+/* A usage counter's name: its counter's in enum thpcow_stat. */
+const char *usage_name(unsigned int i)
+{
+	return stat_name(usage_stats[i], NULL, 0);
+}
 
 #define MIB	(1024ULL * 1024)
 
@@ -37,7 +49,7 @@ void usage_row_from_entry(const struct thpcow_usage_entry *e,
 	r->name[sizeof(r->name) - 1] = '\0';
 	for (i = 0; i < n; i++) {
 		r->counters[i] = e->counters[i];
-		if (strncmp(usage_names[i], "fallback_", 9) == 0)
+		if (strncmp(usage_name(i), "fallback_", 9) == 0)
 			r->fallbacks += e->counters[i];
 	}
 	r->given_bytes = e->thp_bytes;
@@ -193,7 +205,7 @@ static void print_usage_json(FILE *f, const struct usage_row *rows, size_t n,
 			}
 		}
 		for (k = 0; k < THPCOW_USAGE_NR; k++)
-			json_uint(&j, usage_names[k], r->counters[k]);
+			json_uint(&j, usage_name(k), r->counters[k]);
 		json_uint(&j, "fallbacks", r->fallbacks);
 		json_uint(&j, "thp_bytes", r->given_bytes);
 		json_uint(&j, "thp_mib", r->given_bytes / MIB);
@@ -324,9 +336,9 @@ static void usage_family_print(FILE *f, const char *prefix,
 		}
 		/* the fallbacks: one sample per reason */
 		for (k = 0; k < THPCOW_USAGE_NR; k++) {
-			if (strncmp(usage_names[k], "fallback_", 9))
+			if (strncmp(usage_name(k), "fallback_", 9))
 				continue;
-			l[nl] = (struct prom_label){ "reason", usage_names[k] + 9, 0 };
+			l[nl] = (struct prom_label){ "reason", usage_name(k) + 9, 0 };
 			prom_sample(f, name, l, nl + 1, rows[i].counters[k]);
 		}
 	}

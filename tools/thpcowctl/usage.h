@@ -31,7 +31,8 @@ struct usage_row {
 	char machine_uuid[40];
 };
 
-extern const char *const usage_names[THPCOW_USAGE_NR];
+/* i < THPCOW_USAGE_NR */
+const char *usage_name(unsigned int i);
 
 void usage_row_from_entry(const struct thpcow_usage_entry *e,
 			  struct usage_row *r);

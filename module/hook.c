@@ -2,12 +2,14 @@
 /*
  * The hook on do_huge_pmd_wp_page().
  *
- * An ftrace callback on the function's entry sends every call to
+ * An ftrace callback on the function's entry asks thpcow_decide() what
+ * the policy covering the faulting mm makes of the fault. Where the
+ * answer is the kernel's path, unchanged, the callback counts why and the
+ * call goes on as if unhooked; otherwise it sends the call to
  * thpcow_wp_page_entry(), which has the function's prototype
- * (compat/series.h), instead (FTRACE_OPS_FL_IPMODIFY), unless no policy
- * covering the faulting mm could act on the fault (then the call goes on
- * as if unhooked: thpcow_may_act()). The
- * handler decides; whatever it does not take over it passes to the
+ * (compat/series.h), instead (FTRACE_OPS_FL_IPMODIFY). The handler asks
+ * thpcow_decide() again, under SRCU, as the policy may have changed in
+ * between, and acts; whatever it does not take over it passes to the
  * original (a direct call, compat/ksyms.h), whose entry fires the callback
  * again: a call coming from this module is let through.
  * This file is built with -fno-optimize-sibling-calls so that the call to
@@ -25,6 +27,60 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/* What thpcow does with a write fault on a huge PMD. */
+enum thpcow_action {
+	THPCOW_ACT_KERNEL,	/* the kernel's path, unchanged */
+	THPCOW_ACT_ZERO,	/* a zeroed THP for the huge zero page */
+	THPCOW_ACT_COPY,	/* a whole copy of a shared anon THP */
+	THPCOW_ACT_SPLIT,	/* split, as the kernel did before 6.13 */
+};
+
+/*
+ * The one decision table, read by the ftrace callback and by the handler:
+ * what @mode makes of this fault, from what is known without the PMD lock.
+ * For THPCOW_ACT_KERNEL, @why is the counter that says why. 'zero' acts on
+ * the huge zero page only, where the kernel does not substitute it itself;
+ * 'copy' on that and on any other THP but one the kernel reuses in place
+ * because it is PageAnonExclusive (whether it is shared is seen again under
+ * the PMD lock); 'split' only where the kernel would substitute. Unshare
+ * faults (a read-only GUP pin) are always the kernel's.
+ */
+static enum thpcow_action thpcow_decide(struct vm_fault *vmf, pmd_t orig_pmd,
+					enum thpcow_mode mode,
+					enum thpcow_stat *why)
+{
+	bool zero;
+
+	if (mode == THPCOW_MODE_KERNEL) {
+		*why = THPCOW_STAT_PASSTHROUGH;
+		return THPCOW_ACT_KERNEL;
+	}
+	if (vmf->flags & FAULT_FLAG_UNSHARE) {
+		*why = THPCOW_STAT_UNSHARE;
+		return THPCOW_ACT_KERNEL;
+	}
+	zero = thpcow_is_huge_zero_pmd(orig_pmd);
+	if (mode == THPCOW_MODE_SPLIT) {
+		if (zero && thpcow_native_zero)
+			return THPCOW_ACT_SPLIT;
+		*why = THPCOW_STAT_PASSTHROUGH;
+		return THPCOW_ACT_KERNEL;
+	}
+	/* 'zero' or 'copy' */
+	if (zero) {
+		if (!thpcow_native_zero)
+			return THPCOW_ACT_ZERO;
+		*why = THPCOW_STAT_NATIVE;
+	} else if (mode != THPCOW_MODE_COPY) {
+		*why = THPCOW_STAT_NOT_ZERO_PAGE;
+	} else if (thpcow_thp_maybe_exclusive(orig_pmd)) {
+		*why = THPCOW_STAT_NOT_SHARED;
+	} else {
+		return THPCOW_ACT_COPY;
+	}
+	return THPCOW_ACT_KERNEL;
+}
+
 /* Is a THP for this fault allowed now, as for a first-touch fault? */
 static bool thpcow_eligible(struct vm_fault *vmf, enum thpcow_stat *why)
 {
@@ -40,9 +96,17 @@ static bool thpcow_eligible(struct vm_fault *vmf, enum thpcow_stat *why)
 	return false;
 }
 
+/* Each fault the hook sees moves one counter and makes one event. */
+static void thpcow_outcome(struct vm_fault *vmf, enum thpcow_stat why)
+{
+	thpcow_count(why);
+	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
+}
+
 /*
- * Decide whether thpcow handles this write fault on a huge PMD, and do it.
- * Returns false to pass the fault to the kernel unchanged.
+ * Act on a write fault the ftrace callback redirected here, as
+ * thpcow_decide() says now. Returns false to pass the fault to the kernel
+ * unchanged.
  */
 static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 			  vm_fault_t *ret)
@@ -53,38 +117,31 @@ static bool thpcow_handle(struct vm_fault *vmf, pmd_t orig_pmd,
 	int idx;
 
 	thpcow_count(THPCOW_STAT_HOOK_CALLS);
-
-	/* A read-only GUP pin asked to unshare: not a write, the kernel's. */
-	if (vmf->flags & FAULT_FLAG_UNSHARE) {
-		why = THPCOW_STAT_UNSHARE;
-		goto out;
-	}
 	mode = thpcow_policy_of(vmf->vma->vm_mm, &rule);
-	if (mode == THPCOW_MODE_SPLIT && thpcow_native_zero &&
-	    thpcow_is_huge_zero_pmd(orig_pmd)) {
+	switch (thpcow_decide(vmf, orig_pmd, mode, &why)) {
+	case THPCOW_ACT_KERNEL:
+		/* The policy changed since the callback asked. */
+		break;
+	case THPCOW_ACT_SPLIT:
 		/* What this kernel did before it learnt to substitute. */
 		why = THPCOW_STAT_SPLIT;
 		*ret = thpcow_split_huge_pmd(vmf);
-	} else if (mode == THPCOW_MODE_KERNEL || mode == THPCOW_MODE_SPLIT) {
-		why = THPCOW_STAT_PASSTHROUGH;
-	} else if (thpcow_is_huge_zero_pmd(orig_pmd)) {
-		if (thpcow_native_zero)
-			why = THPCOW_STAT_NATIVE;
-		else if (thpcow_eligible(vmf, &why))
+		break;
+	case THPCOW_ACT_ZERO:
+		if (thpcow_eligible(vmf, &why))
 			*ret = thpcow_subst_zero(vmf, orig_pmd, &why);
-	} else if (mode != THPCOW_MODE_COPY) {
-		why = THPCOW_STAT_NOT_ZERO_PAGE;
-	} else if (thpcow_eligible(vmf, &why)) {
-		*ret = thpcow_subst_copy(vmf, orig_pmd, &why);
+		break;
+	case THPCOW_ACT_COPY:
+		if (thpcow_eligible(vmf, &why))
+			*ret = thpcow_subst_copy(vmf, orig_pmd, &why);
+		break;
 	}
-out:
-	thpcow_count(why);
+	thpcow_outcome(vmf, why);
 	idx = thpcow_stat_usage(why);
 	if (idx >= 0) {
 		thpcow_policy_account(rule, idx);
 		thpcow_usage_account(vmf->vma->vm_mm, idx);
 	}
-	trace_thpcow_fault(vmf, thpcow_stat_names[why]);
 	switch (why) {
 	case THPCOW_STAT_SUBSTITUTED:
 	case THPCOW_STAT_COPIED:
@@ -110,52 +167,27 @@ static vm_fault_t thpcow_wp_page_entry(THPCOW_WP_PAGE_PARAMS)
 	return ret;
 }
 
-/*
- * Could thpcow_handle() act on this fault under @mode, rather than pass it
- * on? 'zero' acts on the huge zero page only, where the kernel does not
- * substitute it itself; 'copy' on that and on any other THP but one the
- * kernel reuses in place because it is PageAnonExclusive (whether it is
- * shared is seen under the PMD lock); 'split' only where the kernel would
- * substitute. Unshare faults are always the kernel's.
- */
-static bool thpcow_may_act(struct vm_fault *vmf, pmd_t orig_pmd,
-			   enum thpcow_mode mode)
-{
-	bool zero;
-
-	if (mode == THPCOW_MODE_KERNEL || (vmf->flags & FAULT_FLAG_UNSHARE))
-		return false;
-	zero = thpcow_is_huge_zero_pmd(orig_pmd);
-	switch (mode) {
-	case THPCOW_MODE_ZERO:
-		return zero && !thpcow_native_zero;
-	case THPCOW_MODE_COPY:
-		return zero ? !thpcow_native_zero :
-			      !thpcow_thp_maybe_exclusive(orig_pmd);
-	case THPCOW_MODE_SPLIT:
-		return zero && thpcow_native_zero;
-	default:
-		return false;
-	}
-}
-
 static void notrace thpcow_ftrace_thunk(unsigned long ip,
 					unsigned long parent_ip,
 					struct ftrace_ops *ops,
 					struct thpcow_ftrace_regs *fregs)
 {
 	struct vm_fault *vmf;
+	enum thpcow_stat why;
 
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
 	/*
 	 * A fault that no policy covers, or whose policy could not change
-	 * what the kernel does with it, runs as if unhooked: no second pass
-	 * through ftrace, no handler, no counting.
+	 * what the kernel does with it, runs as if unhooked, counted: no
+	 * second pass through ftrace, no handler.
 	 */
 	vmf = thpcow_ftrace_vmf(fregs);
-	if (thpcow_may_act(vmf, thpcow_ftrace_orig_pmd(fregs, vmf),
-			   thpcow_policy_peek(vmf->vma->vm_mm)))
+	if (thpcow_decide(vmf, thpcow_ftrace_orig_pmd(fregs, vmf),
+			  thpcow_policy_peek(vmf->vma->vm_mm), &why) ==
+	    THPCOW_ACT_KERNEL)
+		thpcow_outcome(vmf, why);
+	else
 		thpcow_ftrace_set_ip(fregs, (unsigned long)thpcow_wp_page_entry);
 }
 

@@ -6,6 +6,7 @@
  */
 #include "thpcow.h"
 
+#include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/stringify.h>
 
@@ -52,13 +53,17 @@ int thpcow_stat_usage(enum thpcow_stat why)
 	return -1;
 }
 
-/* At unload, in the kernel's log. */
+/* At unload, in the kernel's log: every counter that moved. */
 void thpcow_stats_report(void)
 {
+	static char line[THPCOW_STAT_NR * 32];
 	u64 sum[THPCOW_STAT_NR];
+	int i, len = 0;
 
 	thpcow_counters_sum(sum);
-	pr_info("unloaded: %llu hook calls, %llu THPs substituted, %llu passed through\n",
-		sum[THPCOW_STAT_HOOK_CALLS], sum[THPCOW_STAT_SUBSTITUTED],
-		sum[THPCOW_STAT_PASSTHROUGH]);
+	for (i = 0; i < THPCOW_STAT_NR; i++)
+		if (sum[i])
+			len += scnprintf(line + len, sizeof(line) - len, " %s=%llu",
+					 thpcow_stat_names[i], sum[i]);
+	pr_info("unloaded; counters:%s\n", len ? line : " none moved");
 }

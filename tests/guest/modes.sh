@@ -65,13 +65,15 @@ copy_reuses_after_child_exit() {
 # it shares after fork are not even redirected to thpcow, which counts
 # nothing, and split as stock.
 zero_leaves_shared_thps() {
-	local calls
+	local calls nzp
 	calls=$(stat_of hook_calls)
+	nzp=$(stat_of not_zero_page)
 	fork_write zerofork zero
 	check_eq "$(val zerofork child_thp_split_pmd)" "$regions" "child splits"
 	check_eq "$(val zerofork child_verify)" ok "child data"
 	check_eq "$(val zerofork verify)" ok "parent data after the child wrote"
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+	check_eq $(($(stat_of not_zero_page) - nzp)) "$regions" "not_zero_page counted"
 }
 
 # softdirty_rewrite: first-touch THPs, write-protect them by clearing the
@@ -114,11 +116,71 @@ copy_skips_exclusive() {
 	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] || return 1
 	((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= 519)) ||
 		skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
-	local calls kb
+	local calls kb shared
 	calls=$(stat_of hook_calls)
+	shared=$(stat_of not_shared)
 	kb=$("$ctl" exec copy --children -- bash -c "$(declare -f softdirty_rewrite); size=$size softdirty_rewrite") ||
 		return 1
 	check_eq "$kb" $((size * 1024)) "AnonHugePages kB after the second writes"
+	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+	check_eq $(($(stat_of not_shared) - shared)) "$regions" "not_shared counted"
+}
+
+# pin_shared: first-touch THPs, fork, and read 4 KiB of each 2 MiB of the
+# child's memory with process_vm_readv(), which pins the child's pages
+# read-only (FOLL_PIN): each THP the two share is unshared first, one
+# unshare fault on the child's huge PMD per 2 MiB (5.19 on). Prints the
+# bytes read.
+pin_shared() {
+	python3 - "$size" <<-'PY'
+	import ctypes, os, sys
+	size, hp = int(sys.argv[1]) << 20, 2 << 20
+	libc = ctypes.CDLL(None, use_errno=True)
+	libc.mmap.restype = ctypes.c_void_p
+	libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+			      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+	raw = libc.mmap(None, size + hp, 3, 0x22, -1, 0)  # RW, PRIVATE|ANONYMOUS
+	base = (raw + hp - 1) & ~(hp - 1)
+	libc.madvise(ctypes.c_void_p(base), ctypes.c_size_t(size), 14)  # MADV_HUGEPAGE
+	for off in range(0, size, hp):
+	    ctypes.c_char.from_address(base + off).value = b"x"
+	r, w = os.pipe()
+	child = os.fork()
+	if child == 0:
+	    os.read(r, 1)
+	    os._exit(0)
+	class iovec(ctypes.Structure):
+	    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+	buf = ctypes.create_string_buffer(4096)
+	total = 0
+	for off in range(0, size, hp):
+	    local = iovec(ctypes.cast(buf, ctypes.c_void_p), 4096)
+	    remote = iovec(base + off, 4096)
+	    n = libc.process_vm_readv(child, ctypes.byref(local), 1,
+	                              ctypes.byref(remote), 1, 0)
+	    if n != 4096 or buf.raw[0:1] != b"x":
+	        sys.exit("process_vm_readv: %d, errno %d" % (n, ctypes.get_errno()))
+	    total += n
+	os.write(w, b"x")
+	os.waitpid(child, 0)
+	print(total)
+	PY
+}
+
+# A read-only pin of THPs shared after fork (process_vm_readv from the
+# parent) unshares them in the child: under a mode that acts, each such
+# fault is left to the kernel and counted as unshare, not taken over.
+unshare_left_to_kernel() {
+	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] || return 1
+	((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= 519)) ||
+		skip "no unshare faults on THPs before 5.19"
+	local calls unshare got
+	calls=$(stat_of hook_calls)
+	unshare=$(stat_of unshare)
+	got=$("$ctl" exec copy --children -- bash -c "$(declare -f pin_shared); size=$size pin_shared") ||
+		return 1
+	check_eq "$got" $((regions * 4096)) "bytes read"
+	check_eq $(($(stat_of unshare) - unshare)) "$regions" "unshare counted"
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
 }
 
@@ -134,10 +196,15 @@ kernel_after_fork_splits() {
 # splits every 2 MiB, where 'zero' would have given THPs.
 split_is_stock_here() {
 	((!native)) || skip "this kernel substitutes natively"
+	local calls pass
+	calls=$(stat_of hook_calls)
+	pass=$(stat_of passthrough)
 	"$ctl" exec split -- "$wrf" --size "$size" --verify >"$out/split"
 	check_eq "$(val split thp_split_pmd)" "$regions" "splits"
 	check_eq "$(val split anon_huge_kb)" 0 "AnonHugePages kB"
 	check_eq "$(val split verify)" ok "data"
+	check_eq $(($(stat_of passthrough) - pass)) "$regions" "passthrough counted"
+	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
 }
 
 # 'split' where the kernel substitutes: what stock 6.12 does, a split and a
@@ -162,14 +229,40 @@ split_on_native() {
 	check_eq "$(val nopolicy verify)" ok "data without a policy"
 }
 
+# At unload the module logs every counter that moved, as debugfs had them
+# once the hook disarmed (nothing can count after that); then it loads
+# again for the cases after this one.
+unload_reports_counters() {
+	local names want got i
+	for ((i = 0; i < 30; i++)); do
+		[[ $(stat_of hook_armed) == 0 ]] && break
+		sleep 1
+	done
+	check_eq "$(stat_of hook_armed)" 0 "armed 30 s after the last rule went"
+	names=$(sed -n 's/^THPCOW_STAT([A-Z_]*, \([a-z_]*\))$/\1/p' "$guest_repo/include/uapi/thpcow-stats.h")
+	want=$(awk 'NR == FNR { c[$1] = 1; next } ($1 in c) && $2 != 0 { printf " %s=%s", $1, $2 }' \
+		<(echo "$names") /sys/kernel/debug/thpcow/stats)
+	[[ -n $want ]] || {
+		echo "no counter moved before the unload"
+		return 1
+	}
+	rmmod thpcow
+	got=$(dmesg | sed -n 's/.*thpcow: unloaded; counters://p' | tail -n 1)
+	# shellcheck disable=SC2119 # the run's own parameters, no more
+	insmod_ko
+	check_eq "$got" "$want" "the unload line"
+}
+
 cases=(
 	copy_after_fork          # 'copy': one whole copy per 2 MiB, parent untouched
 	copy_reuses_after_child_exit # 'copy' after the child exited: reused in place, no copy
-	zero_leaves_shared_thps  # 'zero' and shared THPs: not redirected, stock split
+	zero_leaves_shared_thps  # 'zero' and shared THPs: not redirected, stock split, counted
 	copy_skips_exclusive     # 'copy' and a process's own THPs: not redirected
 	kernel_after_fork_splits # 'kernel': the stock split after fork stays
 	split_is_stock_here      # 'split' where the kernel splits anyway: the same
 	split_on_native          # 'split' on 7.x: the stock <= 6.12 split
+	unshare_left_to_kernel   # a read-only pin unsharing THPs: the kernel's, counted
+	unload_reports_counters  # the unload line: every counter that moved
 )
 tap_run "${cases[@]}"
 guest_done $?

@@ -107,6 +107,14 @@
 #define THPCOW_HAS_ANON_EXCLUSIVE		THPCOW_SINCE(5, 19)
 #endif
 
+/*
+ * 5.19 "mm: support GUP-triggered unsharing of anonymous pages":
+ * FAULT_FLAG_UNSHARE, a constant of enum fault_flag (no macro to test)
+ */
+#ifndef THPCOW_HAS_FAULT_FLAG_UNSHARE
+#define THPCOW_HAS_FAULT_FLAG_UNSHARE		THPCOW_SINCE(5, 19)
+#endif
+
 /* 5.19 "mm/rmap: drop "compound" parameter from page_add_new_anon_rmap()" */
 #ifndef THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND
 #define THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND	THPCOW_SINCE(5, 19)

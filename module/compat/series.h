@@ -82,8 +82,12 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
 					bool group_dead
 #endif
 
-/* No unshare faults before 5.19 (read-only GUP pins). */
-#ifndef FAULT_FLAG_UNSHARE
+/*
+ * No unshare faults before 5.19 (read-only GUP pins). From 5.19 on the
+ * flag is an enum constant, which the preprocessor cannot see: test the
+ * version, never #ifndef.
+ */
+#if !THPCOW_HAS_FAULT_FLAG_UNSHARE
 #define FAULT_FLAG_UNSHARE	0
 #endif
 

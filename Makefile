@@ -102,9 +102,9 @@ check check-all demo bench: export THPCOW_WERROR := 1
 MODULE_FILES = 0644:module/thpcow.ko:$(MODULEDIR)/thpcow.ko
 TOOLS_FILES = \
 	0755:tools/thpcowctl/thpcowctl:$(SBINDIR)/thpcowctl \
-	0644:tools/thpcowctl/thpcowctl.8:$(MANDIR)/man8/thpcowctl.8 \
-	0644:tools/thpcowctl/thpcow.conf.5:$(MANDIR)/man5/thpcow.conf.5 \
-	0644:tools/thpcowctl/thpcow.4:$(MANDIR)/man4/thpcow.4 \
+	0644:man/thpcowctl.8:$(MANDIR)/man8/thpcowctl.8 \
+	0644:man/thpcow.conf.5:$(MANDIR)/man5/thpcow.conf.5 \
+	0644:man/thpcow.4:$(MANDIR)/man4/thpcow.4 \
 	0644:tools/thpcowctl/thpcowctl.bash-completion:$(COMPLETIONDIR)/thpcowctl \
 	0644:dist/thpcow.service:$(UNITDIR)/thpcow.service \
 	0644:dist/thpcow-collapse@.service:$(UNITDIR)/thpcow-collapse@.service \

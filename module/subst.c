@@ -200,7 +200,7 @@ static vm_fault_t thpcow_copy_declined(enum thpcow_stat why)
 /*
  * A write fault on a PMD-mapped anonymous THP shared with other processes
  * (after fork()): copy all 2 MiB into a new THP mapped writable for this
- * process alone, as Linux did before 4.8, instead of splitting and copying
+ * process alone, as Linux did before 5.8, instead of splitting and copying
  * 4 KiB. The other sharers keep the original. Returns as
  * thpcow_subst_zero(); whatever the kernel would not copy either
  * (thpcow_copy_refused()) falls back to it with the reason.

@@ -3,8 +3,8 @@
 # which boots a Debian root of its own with systemd as init, offline, with
 # the packages of `make deb` in /var/local/thpcow-debs and a local apt
 # repository of what they need (dkms, a compiler, the running kernel's
-# headers) as the root's only apt source. The README's "Install on a KVM
-# host", as an operator types it:
+# headers) as the root's only apt source. docs/install.md, as an operator
+# types it:
 #   install  apt-get install of the packages (DKMS builds the module),
 #            systemctl enable --now thpcow with a cgroup rule, a process in
 #            that cgroup gets whole THPs, the checks on one guest, the
@@ -38,7 +38,7 @@ stats=/sys/kernel/debug/thpcow/stats
 cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
 substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 
-# as the README: apt-get install linux-headers-$(uname -r) linux-headers-amd64
+# as docs/install.md: apt-get install linux-headers-$(uname -r) linux-headers-amd64
 # ./thpcow-dkms_*.deb ./thpcowctl_*.deb (the meta package as packages.t
 # says: none on Ubuntu's kernel, whose is linux-headers-generic)
 apt_install() {
@@ -64,7 +64,7 @@ apt_install() {
 	}
 }
 
-# The README's prerequisites, on this kernel.
+# docs/install.md's prerequisites, on this kernel.
 prerequisites() {
 	check_match "$(cat /sys/kernel/mm/transparent_hugepage/enabled)" '\[(always|madvise)\]' "THP enabled"
 	check_eq "$(cat /sys/kernel/mm/transparent_hugepage/use_zero_page)" 1 "use_zero_page"
@@ -92,7 +92,7 @@ write_after_read() {
 	check_eq "$(($(substituted) - before))" 8 "substituted"
 }
 
-# The README's checks on one guest: a QEMU stand-in in machine.slice whose
+# docs/install.md's checks on one guest: a QEMU stand-in in machine.slice whose
 # pid is where libvirt keeps it.
 one_guest() {
 	local pid
@@ -155,7 +155,7 @@ after_reboot() {
 	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
 }
 
-# as the README after an upgrade: the module reloaded, the file applied again.
+# as docs/install.md after an upgrade: the module reloaded, the file applied again.
 reload_module() {
 	systemctl stop thpcow
 	thpcowctl unload
@@ -177,7 +177,7 @@ version_mismatch() {
 }
 
 # A kernel DKMS built no module for (declined, or its build failed), as
-# the README's "Kernel updates" says: thpcow.service skipped, not failed,
+# docs/install.md's "Kernel updates" says: thpcow.service skipped, not failed,
 # with one journal line. Here this kernel's module moved away for a while.
 no_module_skips() {
 	local ko
@@ -195,11 +195,11 @@ no_module_skips() {
 	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "thpcow.service with the module back"
 }
 
-# The README's Secure Boot paragraph, as far as a guest without UEFI goes:
-# DKMS signed the module with the key the README says to enrol; mokutil
+# docs/install.md's Secure Boot section, as far as a guest without UEFI goes:
+# DKMS signed the module with the key docs/install.md says to enrol; mokutil
 # finds no EFI variables; a kernel that enforces module signatures (as
 # Secure Boot makes it; here module.sig_enforce, which can be turned on at
-# run time) refuses the module with the README's line, thpcow.service fails
+# run time) refuses the module with docs/install.md's line, thpcow.service fails
 # with it and thpcowctl status says the module is not loaded, and, with a
 # stand-in SecureBoot variable that says on (a tmpfs over /sys/firmware),
 # that it loads only if signed with an enrolled key.
@@ -239,7 +239,7 @@ secure_boot() {
 # DKMS 3.2 runs no depmod for it), succeeds and thpcow is built for it, in
 # that kernel's modules.dep. thpcow does not
 # build for 7.x by default (it gives whole THPs by itself): widened as
-# README.Debian says, for copy and split.
+# docs/install.md says, for copy and split.
 kernel_update() {
 	local next t0=$SECONDS
 	next=$(cat "$out/next-release")
@@ -266,13 +266,13 @@ on_next_kernel() {
 	check_eq "$(modinfo -F filename thpcow | sed 's|/updates/.*||')" "/lib/modules/$release" "the module"
 }
 
-# as the README: disable, unload, purge; nothing of thpcow is left.
+# as docs/install.md: disable, unload, purge; nothing of thpcow is left.
 purge() {
 	systemctl disable --now thpcow
 	thpcowctl unload
 	apt-get -q -y purge thpcow-dkms thpcowctl >"$out/purge.log" 2>&1 || { cat "$out/purge.log"; return 1; }
 	# the widening kernel_update wrote: the operator's file, not the
-	# packages' (the README's uninstall says to delete it)
+	# packages' (docs/install.md says to delete it)
 	rm -f /etc/dkms/thpcow.conf
 	check_eq "$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'thpcow*' 2>/dev/null | grep -v '^[up]n')" "" \
 		"thpcow packages known to dpkg"

@@ -5,7 +5,8 @@
 # metric it names one that thpcowctl prints, and what thpcowctl prints
 # (stats and usage --format prometheus, on the fake device) passing
 # promtool's own lint (check metrics); ThpcowModuleDown's kernel series
-# those dkms.conf builds for. promtool: Debian's prometheus.
+# those dkms.conf builds for (and docs/install.md lists). promtool: Debian's
+# prometheus.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -48,16 +49,16 @@ names_exist() {
 }
 
 # ThpcowModuleDown fires on the series thpcow is built for: dkms.conf's
-# BUILD_EXCLUSIVE_KERNEL, as debian/README.Debian lists them
+# BUILD_EXCLUSIVE_KERNEL, as docs/install.md (the package's install.md) lists them
 series_match() {
 	local dkms alert readme
 	dkms=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="^(\([^)]*\))\\\.".*/\1/p' "$repo/dkms.conf" | tr -d "\\")
 	alert=$(grep -o 'kernel=~"([^)]*' "$rules" | sed 's/.*(//' | tr -d "\\")
-	readme=$(tr '\n' ' ' <"$repo/debian/README.Debian" |
+	readme=$(tr '\n' ' ' <"$repo/docs/install.md" |
 		sed -n 's/.*another series than \([0-9., ]*\):.*/\1/p' | tr -s ' ' | sed 's/, /|/g; s/ *$//')
 	[[ -n $dkms ]] || { echo "no BUILD_EXCLUSIVE_KERNEL in dkms.conf"; return 1; }
 	check_eq "$alert" "$dkms" "ThpcowModuleDown's series against dkms.conf's" &&
-		check_eq "$readme" "$dkms" "README.Debian's series against dkms.conf's"
+		check_eq "$readme" "$dkms" "docs/install.md's series against dkms.conf's"
 }
 
 lint_metrics() {
@@ -71,7 +72,7 @@ cases=(
 	check_rules  # promtool check rules: the file loads
 	test_rules   # promtool test rules: each alert fires where it must, not elsewhere
 	names_exist  # every thpcow_* metric the rules use is one thpcowctl prints
-	series_match # ThpcowModuleDown's kernel series are dkms.conf's (and README.Debian's)
+	series_match # ThpcowModuleDown's kernel series are dkms.conf's (and docs/install.md's)
 	lint_metrics # stats and usage --format prometheus pass promtool check metrics
 )
 tap_run "${cases[@]}"

@@ -48,8 +48,12 @@ listed() {
 		if ($2 == "0777") p = "l" substr(p, 2) # a link
 		print p, "." $4 }'
 }
-# the files debhelper adds to PACKAGE
-dh_docs() { printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" changelog.gz "$1" copyright "$1" README.Debian; }
+# the files debhelper adds to PACKAGE; thpcowctl's docs also docs/install.md
+# (debian/thpcowctl.docs), compressed
+dh_docs() {
+	printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" changelog.gz "$1" copyright "$1" README.Debian
+	[[ $1 != thpcowctl ]] || printf -- '-rw-r--r-- ./usr/share/doc/%s/%s\n' "$1" install.md.gz
+}
 deb_of() { echo "$debs/$1_${version}_$2.deb"; }
 
 make_deb() {

@@ -62,14 +62,14 @@ install_all_files() {
 
 # What the list installs from is every source meant to be installed: what
 # git has in dist/ but the DKMS kernel hook (install-dkms's), thpcowctl
-# with its man pages and completion, and what DKMS builds from (module/,
+# with its man pages (man/) and completion, and what DKMS builds from (module/,
 # the ABI header, dkms.conf). A file dropped from the list, or one added to
 # the tree and not to the list, fails here. (Links, mode 0777, name what
 # they point to.)
 sources_listed() {
 	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || skip "not a git checkout"
 	check_eq "$(make -s list-installed | awk '$1 == "install-tools" && $2 != "0777" { print $3 }' | sort -u)" \
-		"$( (git ls-files dist tools/thpcowctl/'*'.[458] tools/thpcowctl/'*'.bash-completion |
+		"$( (git ls-files dist man tools/thpcowctl/'*'.bash-completion |
 			grep -vxF dist/dkms-kernel-hook
 			echo tools/thpcowctl/thpcowctl) | sort)" "install-tools' sources"
 	check_eq "$(make -s list-installed | awk '$1 == "install-dkms" && $2 != "0777" { print $3 }')" \

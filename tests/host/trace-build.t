@@ -40,7 +40,7 @@ without() {
 	check_match "$out" "--buffer-size KB" "trace --help"
 }
 
-# as the README says: make -C tools/thpcowctl TRACEFS=no
+# as docs/install.md says: make -C tools/thpcowctl TRACEFS=no
 make_variable() {
 	copy var
 	(cd "$tmp/var" && make -C tools/thpcowctl TRACEFS=no) >"$tmp/build.log" 2>&1 || {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/vm/packages.t [--suite bookworm|trixie|noble|all]: the packages of `make
-# deb`, installed as the README's "Install on a KVM host" says, in a guest
+# deb`, installed as docs/install.md says, in a guest
 # that boots Debian with systemd from a root disk of its own (an ext4 image,
 # on virtio-blk) on the suite's own kernel: Debian 12 on 6.1 (bookworm, the
 # default, which make check runs) or Debian 13 on 6.12 (trixie), or both.
@@ -18,9 +18,9 @@
 # as a unit, in three boots of the same root:
 #   1. apt-get install (DKMS builds and signs the module), systemctl enable
 #      --now thpcow with a cgroup rule, whole THPs in that cgroup, one guest
-#      checked as the README says, systemctl reload of an edited file;
+#      checked as docs/install.md says, systemctl reload of an edited file;
 #   2. after the reboot the edited rule is applied; the module reloaded as
-#      after an upgrade; the README's Secure Boot failure (the kernel made
+#      after an upgrade; docs/install.md's Secure Boot failure (the kernel made
 #      to enforce module signatures, which lasts until the next boot);
 #   3. after the next reboot the rule is applied again; disable, unload
 #      and apt-get purge leave nothing of thpcow behind.
@@ -29,7 +29,7 @@
 # linux-headers-amd64 bring them (7.x's headers, unlike 6.12's, do not
 # depend on the kernel; without it there is no modules.dep, and DKMS from
 # 3.1 on then runs no depmod), thpcow's kernel hook builds thpcow for it (DKMS declines 7.x unless widened, so the test
-# widens it in /etc/dkms/thpcow.conf as README.Debian says: the hook's
+# widens it in /etc/dkms/thpcow.conf as docs/install.md says: the hook's
 # decline is tests/host/deb.t's), and the third boot is into 7.3 with the
 # rule applied.
 # noble (make check-all): Ubuntu 24.04's kernel (vm/run's ubuntu-6.8), its
@@ -38,7 +38,7 @@
 # linux-headers-VER, and Ubuntu's toolchain, which a Debian root cannot
 # install), in the Debian 12 root (no Ubuntu userland can be made here:
 # Ubuntu's archive is not reachable), booted with transparent_hugepage=always
-# as the README says for Ubuntu; no headers meta package (Ubuntu's
+# (Ubuntu's default is madvise); no headers meta package (Ubuntu's
 # linux-headers-generic); three boots as bookworm's.
 # Each boot is one case; the guest's own TAP is shown. A kernel warning,
 # oops or lockup fails it.

@@ -1697,16 +1697,16 @@ static const struct test tests[] = {
 	   "rm -rf \"$t\"", "ok\n"),
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",
-	   "MANWIDTH=80 man --warnings -l \"$1/thpcowctl.8\" >/dev/null", ""),
+	   "MANWIDTH=80 man --warnings -l \"$1/../../man/thpcowctl.8\" >/dev/null", ""),
 	/* the same for the rules file's page */
 	SH("man: thpcow.conf.5 renders without warnings", "/usr/bin/man",
-	   "MANWIDTH=80 man --warnings -l \"$1/thpcow.conf.5\" >/dev/null", ""),
+	   "MANWIDTH=80 man --warnings -l \"$1/../../man/thpcow.conf.5\" >/dev/null", ""),
 	/* the module's page with groff warnings */
 	SH("man: thpcow.4 renders without warnings", "/usr/bin/man",
-	   "MANWIDTH=80 man --warnings -l \"$1/thpcow.4\" >/dev/null", ""),
+	   "MANWIDTH=80 man --warnings -l \"$1/../../man/thpcow.4\" >/dev/null", ""),
 	/* a counter, an ioctl or a parameter added and not documented */
 	SH("man: thpcow.4 has every counter, ioctl and parameter", "/usr/bin/man",
-	   "page=$(MANWIDTH=200 man -l \"$1/thpcow.4\" 2>/dev/null); "
+	   "page=$(MANWIDTH=200 man -l \"$1/../../man/thpcow.4\" 2>/dev/null); "
 	   "u=\"$1/../../include/uapi/thpcow.h\"; "
 	   "for w in $(sed -n 's/^THPCOW_STAT([A-Z_]*, \\([a-z_]*\\))$/\\1/p' \"${u%.h}-stats.h\") "
 	   "$(grep -o '^#define THPCOW_IOC_[A-Z]*' \"$u\" | awk '$2 != \"THPCOW_IOC_MAGIC\" { print $2 }') "
@@ -1714,19 +1714,19 @@ static const struct test tests[] = {
 	   "grep -qE \"^       $w( |=|$)\" <<<\"$page\" || echo \"$w is missing\"; done", ""),
 	/* a column -o takes and the page does not name */
 	SH("man: thpcowctl.8 names every column", "/usr/bin/man",
-	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
+	   "page=$(MANWIDTH=200 man -l \"$1/../../man/thpcowctl.8\" 2>/dev/null); "
 	   "for c in $(\"$1/thpcowctl\" list --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') "
 	   "$(\"$1/thpcowctl\" stats --help | sed -n '/^Available/,/^$/s/^  \\([A-Z_]*\\) .*/\\1/p') "
 	   "$(\"$1/thpcowctl\" usage --help | sed -n '/^Available/,$s/^  \\([A-Z_]*\\) .*/\\1/p') TIME FALLBACKS; do "
 	   "grep -qw \"$c\" <<<\"$page\" || echo \"$c is missing\"; done", ""),
 	/* the options section without one of the global options */
 	SH("man: thpcowctl.8 has every global option", "/usr/bin/man",
-	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
+	   "page=$(MANWIDTH=200 man -l \"$1/../../man/thpcowctl.8\" 2>/dev/null); "
 	   "for o in $(\"$1/thpcowctl\" --help | sed -n '/^Options/,/^$/s/^  \\(-[a-zA-Z]\\), \\(--[a-z]*\\).*/\\1 \\2/p'); do "
 	   "grep -qe \"^       .*$o\" <<<\"$page\" || echo \"$o is missing\"; done", ""),
 	/* the man page not covering every verb */
 	SH("man: every verb is documented", "/usr/bin/man",
-	   "page=$(MANWIDTH=200 man -l \"$1/thpcowctl.8\" 2>/dev/null); "
+	   "page=$(MANWIDTH=200 man -l \"$1/../../man/thpcowctl.8\" 2>/dev/null); "
 	   "for v in $(\"$1/thpcowctl\" --help | sed -n \"s/^  \\([a-z]*\\) .*/\\1/p\"); do "
 	   "grep -q \"^       $v\" <<<\"$page\" || echo \"$v is missing\"; done", ""),
 	/* a syntax error in the completion script */

@@ -9,7 +9,8 @@
 # there), and the CPU features vm/run takes from TCG's -cpu max for it
 # ("-": none).
 # Where:
-#   shared:FOLDER  $THPCOW_KERNELS/FOLDER (default /work/shared/kernels),
+#   shared:FOLDER  $THPCOW_KERNELS/FOLDER (default ../shared/kernels,
+#                  relative to the repository's top),
 #                  checked against that folder's SHA256SUMS
 #                  (a distribution's kernel: one more folder, one more line)
 #   built          vm/build-kernel NAME: built here from Debian's source,
@@ -25,7 +26,7 @@ prebuilt_kernels=(
 	"6.1-debug   built                          multi  -la57"  # vm/build-kernel: Debian's 6.1 + debugging
 	"6.12-debug  built                          single -la57"  # and Debian's 6.12
 )
-prebuilt_shared=${THPCOW_KERNELS:-/work/shared/kernels}
+prebuilt_shared=${THPCOW_KERNELS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/kernels}
 
 # prebuilt_field SERIES N: field N (1 name, 2 where, 3 TCG threads, 4 CPU features off) of
 # SERIES' line; fails when SERIES is not a prebuilt series.

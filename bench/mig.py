@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """bench/mig.py: workload 5 of make bench, one case per run: a live migration
-of a small no-OS guest (bench/prog/migfw.bin) between two QEMU processes on
+of a small no-OS guest (prog/migfw.bin) between two QEMU processes on
 this machine, over a unix socket, then the migrated guest writes its RAM.
 
 The source QEMU boots migfw, which waits on its serial port. The
@@ -53,7 +53,7 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FW = os.path.join(HERE, 'prog', 'migfw.bin')
+FW = os.path.join(HERE, '..', 'prog', 'migfw.bin')
 
 
 def connect_unix(path, timeout=120):

@@ -2,7 +2,8 @@
 # tests/host/make-bench.t: make bench's scripts do not rot, without running
 # the benchmark (that takes a quarter of an hour of guests): the report is
 # regenerated from the committed raw results and must come out as committed,
-# the README shows its headline, and bench/prog's programs build and run.
+# the README shows its headline, and the programs it runs (prog/, bench/prog)
+# build and run.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -62,8 +63,9 @@ readme_headline() {
 
 programs_run() {
 	local out
+	make -s -C "$repo/prog" >/dev/null
 	make -s -C "$repo/bench/prog" >/dev/null
-	check_eq "$(stat -c %s "$repo/bench/prog/migfw.bin")" 65536 "migfw.bin's size"
+	check_eq "$(stat -c %s "$repo/prog/migfw.bin")" 65536 "migfw.bin's size"
 	out=$("$repo/bench/prog/faultbench" forkwrite --size 4 --iters 1 --stride 2097152)
 	check_match "$out" '^\{"test":"forkwrite",.*"faults":[0-9]+,.*"private_kb":[0-9]+' "faultbench forkwrite"
 	out=$("$repo/bench/prog/faultbench" fault4k --size 2 --iters 1)

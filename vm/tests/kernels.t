@@ -3,10 +3,10 @@
 # tool reads it; the harness boots every kernel series it offers, and
 # builds and loads the module for a series other than the host's 6.1
 # (tests/vm/compat.t runs the module's tests there). The prebuilt series
-# (vm/lib/prebuilt.sh): Ubuntu's two in make check (about 15-30 s each;
-# 6.8 through module_on_prebuilt, its bare boot in make check-all), the
-# debug kernels in make check-all (vm/build-kernel builds them first if it
-# has not: half an hour to over an hour each).
+# (shared: and built: in vm/series): Ubuntu's two in make check (about
+# 15-30 s each; 6.8 through module_on_prebuilt, its bare boot in make
+# check-all), the debug kernels in make check-all (vm/build-kernel builds
+# them first if it has not: half an hour to over an hour each).
 set -uo pipefail
 vm=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../../tests/lib/tap.sh

@@ -5,8 +5,9 @@
 #   make [all]      the module (when KERNEL_DIR exists) and the tools
 #   make module     module/thpcow.ko for KERNEL_DIR, e.g.
 #                   make module KERNEL_DIR=/usr/src/linux-headers-6.1.0-57-amd64
-#   make tools      tools/thpcowctl, the benchmark's programs (bench/prog: wrf, the
-#                   workload the tests and the demo run too) and the tests' (tests/prog)
+#   make tools      tools/thpcowctl, the programs the benchmark and the tests
+#                   share (prog: wrf, migfw.bin), the benchmark's own
+#                   (bench/prog) and the tests' (tests/prog)
 #   make deps       (root) install the Debian packages needed here
 #   make check      deps, tools, then every test (tests/check); each file's
 #                   time, the slowest and the total before the last line
@@ -41,8 +42,9 @@
 KERNELRELEASE ?= $(shell uname -r)
 KERNEL_DIR ?= /lib/modules/$(KERNELRELEASE)/build
 
-# (those present: a source tree may come without bench/ or tests/)
-TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile bench/prog/Makefile tests/prog/Makefile))
+# (those present: a source tree may come without prog/, bench/ or tests/)
+TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/thpcowctl/Makefile prog/Makefile bench/prog/Makefile \
+	tests/prog/Makefile))
 
 PREFIX ?= /usr/local
 MODULEDIR ?= /lib/modules/$(KERNELRELEASE)/extra

@@ -4,7 +4,7 @@
 bench/guest/khugepaged.sh): THP coverage over time, khugepaged's
 against thpcow's.
 
-For each case, bench/prog/wrf maps MiB, reads one byte per 2 MiB, writes one
+For each case, prog/wrf maps MiB, reads one byte per 2 MiB, writes one
 byte per 4 KiB and then holds its region, while this samples the region's
 AnonHugePages (/proc/PID/smaps) from the start of the write phase on:
   stock-default  the kernel's split path, then khugepaged at its defaults
@@ -105,7 +105,7 @@ def main():
                     help='how long to watch after the write phase')
     ap.add_argument('--tuned-ms', type=int, default=10, help='scan_sleep_millisecs, tuned')
     ap.add_argument('--interval', type=float, default=0.2)
-    ap.add_argument('--wrf', default=os.path.join(repo, 'bench/prog/wrf'))
+    ap.add_argument('--wrf', default=os.path.join(repo, 'prog/wrf'))
     ap.add_argument('--ctl', default=os.path.join(repo, 'tools/thpcowctl/thpcowctl'))
     args = ap.parse_args()
     # warm up

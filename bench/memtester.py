@@ -15,7 +15,7 @@ minor faults, THP splits and AnonHugePages of its RAM mapping, and under
 KVM its 2 MiB / 4 KiB mappings (debugfs kvm/PID-FD/pages_2m, pages_4k), are
 read when memtester has locked its memory. Prints one JSON object.
 
-Cases (the destination) are bench/mig.py's: stock, zero, prealloc, nozero
+Cases (the destination) are vm/mig.py's: stock, zero, prealloc, nozero
 (the caller sets use_zero_page to 0), fresh (a guest booted there, never
 migrated: the floor). With --boot-only: boot the guest once (no migration)
 and print what its boot cost.
@@ -27,12 +27,14 @@ import os
 import re
 import subprocess
 import tempfile
+import sys
 import time
-
-import mig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path[:0] = [os.path.join(REPO, 'vm'), os.path.join(REPO, 'vm', 'lib')]
+import mig  # noqa: E402  (vm/mig.py: the destination's cases)
+import qemu  # noqa: E402  (vm/lib/qemu.py)
 
 
 class Console:
@@ -43,7 +45,7 @@ class Console:
     time it ended (memtester's backspaced progress output edited away)."""
 
     def __init__(self, path):
-        self.s = mig.connect_unix(path)
+        self.s = qemu.connect_unix(path)
         self.text = ''
         self.pos = 0
         self.partial = ''
@@ -88,8 +90,8 @@ def spawn(args, d, name, extra=(), wrapper=()):
         accel += ['-cpu', 'host']
     boot = ['-no-reboot', '-kernel', args.kernel, '-initrd', args.initrd,
             '-append', 'console=ttyS0 quiet panic=-1']
-    p, qmp, ser = mig.spawn_qemu(args.qemu, d, name, args.ram, extra, wrapper, accel, boot)
-    return p, mig.QMP(qmp), Console(ser)
+    p, qmp, ser = qemu.spawn_qemu(args.qemu, d, name, args.ram, boot, extra, wrapper, accel)
+    return p, qemu.QMP(qmp), Console(ser)
 
 
 def boot(q, con, timeout):
@@ -103,15 +105,15 @@ def boot(q, con, timeout):
 def run_memtester(args, res, pid, con):
     """memtester SIZE 1 in the guest, its lines timed; the destination's
     counters when it has locked its memory and at its end."""
-    f0, v0, k0 = mig.proc_minflt(pid), mig.vmstat(), mig.kvm_pages(pid)
+    f0, v0, k0 = qemu.proc_minflt(pid), qemu.vmstat(), qemu.kvm_pages(pid)
     t0 = time.monotonic()
     con.send(f'M {args.size} {args.mask}')
     con.until(r'trying mlock', args.timeout)
     t_got = time.monotonic()
     con.until(r'locked\.', args.timeout)
     t_locked = time.monotonic()
-    f1, v1, k1 = mig.proc_minflt(pid), mig.vmstat(), mig.kvm_pages(pid)
-    m = mig.ram_mapping(pid, args.ram * 2**20)
+    f1, v1, k1 = qemu.proc_minflt(pid), qemu.vmstat(), qemu.kvm_pages(pid)
+    m = qemu.ram_mapping(pid, args.ram * 2**20)
     res['take_s'] = t_locked - t0  # the seed's "time to consume" the memory
     res['mlock_s'] = t_locked - t_got
     res['take_faults'] = f1 - f0
@@ -135,10 +137,10 @@ def run_memtester(args, res, pid, con):
     res['memtester_s'] = t_end - t0
     res['memtester_lines'] = [[round(t - t0, 2), text] for t, text in con.lines
                               if t >= t0 and len(text) < 200]
-    k2 = mig.kvm_pages(pid)
+    k2 = qemu.kvm_pages(pid)
     if k2:
         res['kvm_end'] = k2
-    res['end_ram_anon_huge_kb'] = mig.ram_mapping(pid, args.ram * 2**20)['AnonHugePages']
+    res['end_ram_anon_huge_kb'] = qemu.ram_mapping(pid, args.ram * 2**20)['AnonHugePages']
     if res['memtester_rc'] != 0:
         raise RuntimeError(f'memtester failed ({res["memtester_rc"]}): {con.lines[-5:]}')
 
@@ -186,7 +188,7 @@ def main():
             procs.append(dst)
             res['dst_start_s'] = time.monotonic() - t
             res['boot_s'], res['boot_guest_uptime_s'] = boot(dq, dcon, args.timeout)
-            res['boot_ram_rss_kb'] = mig.ram_mapping(dst.pid, args.ram * 2**20)['Rss']
+            res['boot_ram_rss_kb'] = qemu.ram_mapping(dst.pid, args.ram * 2**20)['Rss']
             res['boot_lines'] = [text for _, text in dcon.lines][-5:]
             if args.boot_only:
                 return
@@ -199,11 +201,11 @@ def main():
             res['boot_s'], res['boot_guest_uptime_s'] = boot(sq, scon, args.timeout)
             sq.cmd('migrate-set-parameters', **{'max-bandwidth': 2**40})
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
-            rss0 = mig.proc_status_kb(dst.pid, 'VmRSS')
+            rss0 = qemu.proc_status_kb(dst.pid, 'VmRSS')
             t1 = time.monotonic()
             sq.cmd('migrate', uri=f'unix:{sock}')
-            st = mig.wait_migration(sq, timeout=args.timeout)
-            mig.wait_status(dq, 'running', timeout=args.timeout)
+            st = qemu.wait_migration(sq, timeout=args.timeout)
+            qemu.wait_status(dq, 'running', timeout=args.timeout)
             res['migration_s'] = time.monotonic() - t1
             res['migration_ram'] = {k: st.get('ram', {}).get(k) for k in
                                     ('transferred', 'duplicate', 'normal')}
@@ -211,18 +213,18 @@ def main():
             src.send_signal(15)
             src.wait()
             procs.remove(src)
-        m = mig.ram_mapping(dst.pid, args.ram * 2**20)
+        m = qemu.ram_mapping(dst.pid, args.ram * 2**20)
         res['dst_ram_rss_kb'] = m['Rss']
         res['dst_ram_anon_huge_kb'] = m['AnonHugePages']
-        s0 = mig.read_thpcow_stats()
+        s0 = qemu.read_thpcow_stats()
         run_memtester(args, res, dst.pid, dcon)
-        s1 = mig.read_thpcow_stats()
+        s1 = qemu.read_thpcow_stats()
         res['thpcow_stats'] = {k: s1[k] - s0.get(k, 0) for k in s1 if s1[k] != s0.get(k, 0)}
         dq.cmd('quit')
         dst.wait(timeout=60)
         procs.remove(dst)
     finally:
-        mig.cleanup(procs, d, 'memtester.py')
+        qemu.cleanup(procs, d, 'memtester.py')
         print(json.dumps(res))
 
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-wrf=$repo/bench/prog/wrf
+wrf=$repo/prog/wrf
 ctl=$repo/tools/thpcowctl/thpcowctl
 size=${THPCOW_DEMO_MIB:-1024}
 

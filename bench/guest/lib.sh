@@ -6,7 +6,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # The programs and the module, overridable (bench/run passes its choice).
 ctl=${THPCOW_BENCH_CTL:-$repo/tools/thpcowctl/thpcowctl}
-wrf=${THPCOW_BENCH_WRF:-$repo/bench/prog/wrf}
+wrf=${THPCOW_BENCH_WRF:-$repo/prog/wrf}
 # shellcheck disable=SC2034 # for the scripts that source this
 faultbench=$repo/bench/prog/faultbench
 # shellcheck disable=SC2034

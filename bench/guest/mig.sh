@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench, workload 5: live migration end to end (bench/mig.py says how),
+# make bench, workload 5: live migration end to end (vm/mig.py says how),
 # each case in turn, repetitions interleaved, then the postcopy variant.
 # Cases: stock, zero (thpcow), prealloc (QEMU prealloc=on), nozero
 # (use_zero_page=0), fresh (no migration: the floor). Without the module
@@ -22,7 +22,7 @@ mig() {
 	local case=$1 rep=$2 rc=0 out
 	shift 2
 	[[ $case != nozero ]] || echo 0 >"$thp/use_zero_page"
-	out=$(python3 "$repo/bench/mig.py" --accel "$accel" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
+	out=$(python3 "$repo/vm/mig.py" --accel "$accel" --ram "$ram" --ctl "$ctl" "$@" "$case") || rc=$?
 	[[ $case != nozero ]] || echo 1 >"$thp/use_zero_page"
 	((rc == 0)) || {
 		echo "bench/guest/mig.sh: $case failed ($rc)" >&2

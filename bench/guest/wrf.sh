@@ -8,7 +8,7 @@
 #   bench/guest/wrf.sh w2: the same with 1, 2 and 4 writer threads, each on its
 #     own slice of W2_MIB: stock, zero, first-touch.
 # Repetitions are interleaved, each round in a rotated order. Prints JSON
-# lines (bench/prog/wrf's keys, plus w, kernel, case, rep, proc_ns: the
+# lines (prog/wrf's keys, plus w, kernel, case, rep, proc_ns: the
 # whole process, read phase included).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh

@@ -8,7 +8,7 @@
 # The module core's tests, run inside a guest with thpcow loaded (the vm:
 # line above is how tests/check boots it; tests/vm/compat.t runs it on the
 # other series). Each case runs the write-after-read workload
-# (bench/prog/wrf: read one byte per 2 MiB, which maps the huge zero page,
+# (prog/wrf: read one byte per 2 MiB, which maps the huge zero page,
 # then write one byte per 4 KiB) under some policy and checks the kernel's
 # own numbers: faults, thp_split_pmd, AnonHugePages, and the data.
 # On a kernel that substitutes the huge zero page itself (6.13 on; thpcow's

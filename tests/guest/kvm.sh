@@ -14,7 +14,7 @@
 # huge zero page at 2 MiB: every PMD thpcow replaces must be invalidated
 # there too, or the guest reads stale memory. The guests are
 # tests/prog/kvmvm's (a tiny VMM with a few instructions of guest, 32 MiB)
-# and bench/mig.py's migfw under QEMU -accel kvm (32 MiB). KVM's own view
+# and vm/mig.py's migfw under QEMU -accel kvm (32 MiB). KVM's own view
 # comes from debugfs (kvm/PID-FD/pages_2m, pages_4k).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -137,7 +137,7 @@ collapse_while_writing() {
 	at_least "$(val collapse after_pages_2m)" "$ranges" "KVM's 2 MiB mappings after"
 }
 
-# mig NAME CASE [ARGS...]: bench/mig.py under KVM, its JSON as NAME; jv
+# mig NAME CASE [ARGS...]: vm/mig.py under KVM, its JSON as NAME; jv
 # NAME KEY reads one value (KEY.KEY for one inside an object). Once more,
 # and only once, when mig.py exits 3: the destination's vCPU held a state
 # migfw never enters (a 64-bit code segment, paging), which the CPU under
@@ -150,7 +150,7 @@ mig() {
 	shift
 	for try in 1 2; do
 		rc=0
-		python3 "$guest_repo/bench/mig.py" --accel kvm --ram "$mib" --ctl "$ctl" "$@" >"$out/$name" || rc=$?
+		python3 "$guest_repo/vm/mig.py" --accel kvm --ram "$mib" --ctl "$ctl" "$@" >"$out/$name" || rc=$?
 		((rc == 3 && try == 1)) || break
 		echo "the emulated CPU lost the destination guest's state (mig.py's diagnosis above): once more"
 	done

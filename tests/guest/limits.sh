@@ -7,7 +7,7 @@
 # above is how tests/check boots it; one TCG thread: see --tcg-threads in
 # vm/run, QEMU runs stale int3s when unloading): where thpcow cannot have a
 # THP it must end exactly where the stock kernel does, and unloading it
-# under load must lose nothing. Each case runs the write-after-read workload (bench/prog/wrf).
+# under load must lose nothing. Each case runs the write-after-read workload (prog/wrf).
 #  - memcg: a cgroup whose memory.max is just above the working set; the
 #    same run under 'kernel' and 'zero' ends the same way (no OOM kill,
 #    right data), the THPs that do not fit counted as charge fallbacks.

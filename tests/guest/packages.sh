@@ -26,7 +26,7 @@ source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
 source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
 
-wrf=$top/bench/prog/wrf
+wrf=$top/prog/wrf
 debs=/var/local/thpcow-debs
 out=/var/lib/thpcow-test
 release=$(uname -r)

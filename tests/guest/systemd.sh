@@ -18,7 +18,7 @@ source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
 source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
 
-wrf=$top/bench/prog/wrf
+wrf=$top/prog/wrf
 conf=/etc/thpcow.conf
 stats=/sys/kernel/debug/thpcow/stats
 cp "$conf" /run/thpcow.conf.orig

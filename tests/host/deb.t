@@ -217,7 +217,7 @@ warnings_not_errors() {
 }
 
 # The packaged source with bookworm's DKMS for Ubuntu's 6.8 and 5.15, against
-# their headers packages (the shared folders of vm/lib/prebuilt.sh) unpacked:
+# their headers packages (their shared folders in vm/series) unpacked:
 # make bindeb-pkg's, which depend on nothing, where Canonical's
 # linux-headers-VER-generic depends on linux-headers-VER (its common half),
 # which Debian does not have. The guest side is tests/vm/packages.t's.
@@ -227,7 +227,7 @@ dkms_ubuntu() {
 	# shellcheck source=SCRIPTDIR/../../vm/lib/prebuilt.sh
 	source vm/lib/prebuilt.sh
 	for s in ubuntu-6.8 ubuntu-5.15; do
-		where=$(prebuilt_field "$s" 2)
+		where=$(series_get "$s" source)
 		dir=$prebuilt_shared/${where#shared:}
 		deb=$(compgen -G "$dir/linux-headers-*.deb" | head -n1) || skip "no $dir/linux-headers-*.deb"
 		rel=${deb##*/linux-headers-} rel=${rel%%_*}

@@ -33,7 +33,7 @@
 guest_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 {
 	ctl=${THPCOW_CTL:-$guest_repo/tools/thpcowctl/thpcowctl}
-	wrf=$guest_repo/bench/prog/wrf
+	wrf=$guest_repo/prog/wrf
 	forkexec=$guest_repo/tests/prog/forkexec
 	ko=${THPCOW_KO:-${THPCOW_VM_MODULE:-$guest_repo/module/thpcow.ko}}
 	cg=/sys/fs/cgroup

@@ -5,7 +5,7 @@
 # at the same paths as in the repository.
 
 # shellcheck disable=SC2034 # for the host scripts that source this
-inguest_files=(tests/lib/tap.sh tests/lib/inguest.sh bench/prog/wrf tests/prog/thpmix)
+inguest_files=(tests/lib/tap.sh tests/lib/inguest.sh prog/wrf tests/prog/thpmix)
 
 # key KEY TEXT: the value of KEY=value in wrf's output TEXT
 key() { sed -n "s/^$1=//p" <<<"$2"; }
@@ -14,7 +14,7 @@ key() { sed -n "s/^$1=//p" <<<"$2"; }
 # gets a whole THP per 2 MiB, its data intact.
 wrf_in_machine_slice() {
 	local out wrf
-	wrf=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/bench/prog/wrf
+	wrf=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/prog/wrf
 	# (no D-Bus here, so no --wait or --pipe: a oneshot's start job ends with it)
 	systemd-run --quiet --slice=machine.slice --unit=thpcow-wrf -p Type=oneshot \
 		-p StandardOutput=file:/run/wrf.out "$wrf" --size 16 --verify

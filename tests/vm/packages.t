@@ -88,7 +88,7 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 	bail "make deb failed"
 }
 # what inguest_files copies into the guest (make check builds them: make tools)
-make -s -C bench/prog wrf >&2 || bail "building bench/prog/wrf failed"
+make -s -C prog wrf >&2 || bail "building prog/wrf failed"
 make -s -C tests/prog thpmix >&2 || bail "building tests/prog/thpmix failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 

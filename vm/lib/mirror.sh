@@ -3,6 +3,7 @@
 # for vm/fetch-kernel and vm/kbuild, which reach other suites
 # (bullseye, trixie, their security suites, trixie-backports) through them.
 #   mirror main|security   print the URI of the main or the security archive
+#   mirror_of SUITE        the one that serves SUITE (security for *-security)
 
 mirror() {
 	local uris
@@ -15,4 +16,8 @@ mirror() {
 	else
 		grep -m1 -v 'security' <<<"$uris" || echo http://deb.debian.org/debian
 	fi
+}
+
+mirror_of() {
+	if [[ $1 == *-security ]]; then mirror security; else mirror main; fi
 }

@@ -3,20 +3,26 @@
 # vm/selftests-build and vm/build-kernel. Needs $cache (.../thpcow) and
 # die/note functions.
 #   apt_for SERIES CMD...        an apt command with the package lists of SERIES
-#                                (the host's for 6.1; for the others the private
-#                                configuration vm/fetch-kernel keeps)
+#                                (the host's for apt:host in vm/series; for the
+#                                others the private configuration vm/fetch-kernel
+#                                keeps)
 #   kernel_source_of SERIES      "PACKAGE VERSION" of its linux-source, or nothing
 #   kernel_source_tarball SERIES PACKAGE VERSION   the tarball on stdout
 
 : "${cache:?vm/lib/source.sh needs \$cache}"
 _source_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=SCRIPTDIR/series.sh
+source "$_source_here/lib/series.sh"
+
+# host_apt SERIES: whether SERIES' packages come through the host's own apt.
+host_apt() { [[ $(series_get "$1" source) == apt:host ]]; }
 
 installed() { [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]; }
 
 apt_for() {
 	local series=$1 conf=$cache/$1/apt
 	shift
-	if [[ $series == 6.1 ]]; then
+	if host_apt "$series"; then
 		"$@" -q
 	else
 		"$@" -q -o APT::Sandbox::User=root -o "Dir::Etc::SourceList=$conf/sources.list" \
@@ -29,7 +35,7 @@ declare -A _kernel_sources=()
 kernel_source_of() {
 	local series=$1 pkg
 	if [[ -z ${_kernel_sources[$series]:-} ]]; then
-		[[ $series == 6.1 ]] || "$_source_here/fetch-kernel" "$series" >/dev/null ||
+		host_apt "$series" || "$_source_here/fetch-kernel" "$series" >/dev/null ||
 			die "no apt configuration for $series (vm/fetch-kernel $series failed)"
 		pkg=$(apt_for "$series" apt-cache show --no-all-versions linux-source 2>/dev/null |
 			sed -n 's/^Depends: \(linux-source-[0-9.]*\).*/\1/p')

@@ -1,17 +1,81 @@
 #!/usr/bin/env bash
-# vm/tests/kernels.t: the harness boots every kernel series it offers, and
+# vm/tests/kernels.t: the table of series (vm/series) is whole and every
+# tool reads it; the harness boots every kernel series it offers, and
 # builds and loads the module for a series other than the host's 6.1
 # (tests/vm/compat.t runs the module's tests there). The prebuilt series
-# (vm/lib/prebuilt.sh): Ubuntu's two in make check (about 15-30 s each;
-# 6.8 through module_on_prebuilt, its bare boot in make check-all), the
-# debug kernels in make check-all (vm/build-kernel builds them first if it
-# has not: half an hour to over an hour each).
+# (shared: and built: in vm/series): Ubuntu's two in make check (about
+# 15-30 s each; 6.8 through module_on_prebuilt, its bare boot in make
+# check-all), the debug kernels in make check-all (vm/build-kernel builds
+# them first if it has not: half an hour to over an hour each).
 set -uo pipefail
 vm=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=SCRIPTDIR/../../tests/lib/tap.sh
 source "$vm/../tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/vm.sh
 source "$vm/lib/vm.sh"
+
+# shellcheck source=SCRIPTDIR/../lib/series.sh
+source "$vm/lib/series.sh"
+
+# Every series has a value the tools know in every column: the reader
+# refuses a line with a column too many or too few, and this checks what
+# the values say (source, chroot and gcc together, TCG threads, CPU
+# features, a selftests series that has Debian's source).
+series_table() {
+	local s src chroot gcc sel bad=()
+	check_eq "$(series_columns | paste -sd' ')" "series source chroot gcc tcg cpu-off selftests" "the columns"
+	check_eq "$(series_names | sort | uniq -d)" "" "series named twice"
+	for s in $(series_names); do
+		src=$(series_get "$s" source) chroot=$(series_get "$s" chroot) gcc=$(series_get "$s" gcc)
+		sel=$(series_get "$s" selftests)
+		[[ $src =~ ^(apt:host|apt:[a-z-]+(,[a-z-]+)*|shared:[A-Za-z0-9._-]+|built:.+)$ ]] || bad+=("$s: source $src")
+		[[ $src != built:* ]] || [[ $(series_get "${src#built:}" source) == apt:* ]] ||
+			bad+=("$s: built from ${src#built:}, not a series of Debian's archive")
+		[[ ($chroot == - && $gcc == -) || ($chroot =~ ^[a-z]+$ && $gcc =~ ^gcc-[0-9]+$ && $src == apt:*) ]] ||
+			bad+=("$s: chroot $chroot, gcc $gcc (both or neither, a chroot for an apt series only)")
+		[[ $(series_get "$s" tcg) == @(single|multi) ]] || bad+=("$s: tcg $(series_get "$s" tcg)")
+		[[ $(series_get "$s" cpu-off) =~ ^(-|[a-z0-9_.]+(,[a-z0-9_.]+)*)$ ]] || bad+=("$s: cpu-off")
+		if [[ $sel == - ]]; then
+			[[ $src == apt:* ]] || bad+=("$s: no Debian source and no selftests series")
+		else
+			[[ $(series_get "$sel" source) == apt:* ]] || bad+=("$s: selftests from $sel, not a Debian series")
+		fi
+	done
+	((${#bad[@]} == 0)) || { printf '%s\n' "${bad[@]}"; return 1; }
+	printf 'series 6.1\nbad\n' >"$vm_scratch/short"
+	local out
+	out=$(THPCOW_SERIES_FILE=$vm_scratch/short bash -c 'source "$1"; echo read' _ "$vm/lib/series.sh" 2>&1) &&
+		check_eq "$out" "refused" "a line with one column of two"
+	check_match "$out" 'short:2: 1 columns where the header has 2' "the reader's message"
+}
+
+# A series not in the table is refused by every tool, naming the series of
+# the table it takes (vm/build-kernel: those built here).
+unknown_series_refused() {
+	local tool rc out s
+	for tool in "run --kernel" fetch-kernel kbuild selftests-build build-kernel; do
+		rc=0
+		# shellcheck disable=SC2086 # tool and its option
+		out=$("$vm"/$tool no-such-series -- true 2>&1) || rc=$?
+		check_eq "$rc" "$([[ $tool == run* ]] && echo 2 || echo 1)" "vm/$tool's exit status"
+		for s in $(series_names); do
+			[[ $tool != build-kernel || $(series_get "$s" source) == built:* ]] || continue
+			grep -qE "(^|[ (|])${s//./\\.}([ ,)|]|\$)" <<<"$out" || check_eq "$out" "a list with $s" "vm/$tool's message"
+		done
+	done
+	check_match "$("$vm"/run --help)" "Series \(vm/series\): $(series_list)" "vm/run --help"
+}
+
+# Adding a series is one line: a table with one more, shared:FOLDER, and
+# vm/run takes it and goes as far as its missing folder.
+series_one_line() {
+	local table=$vm_scratch/series
+	{ cat "$vm/series" && echo "new-1.0  shared:no-such-folder  -  -  single  -  6.1"; } >"$table"
+	THPCOW_SERIES_FILE=$table THPCOW_KERNELS=$vm_scratch/kernels XDG_CACHE_HOME=$vm_scratch/cache \
+		vm_run --kernel new-1.0 --no-module -- true
+	vm_expect_rc 123
+	check_match "$vm_stderr" "new-1.0: no $vm_scratch/kernels/no-such-folder/SHA256SUMS" "fetch-kernel's message"
+}
 
 # boots SERIES REGEX: the guest's uname -r matches REGEX and THP is on.
 boots() {
@@ -116,6 +180,9 @@ gigantic_bug_6_12_debug() {
 }
 
 cases=(
+	series_table             # vm/series: every series has a known value in every column
+	unknown_series_refused   # a series not in vm/series is refused by each tool, with the list
+	series_one_line          # a series added as one line reaches vm/fetch-kernel
 	boots_5_10               # bullseye's 5.10 boots
 	boots_6_12               # trixie's 6.12 boots
 	boots_latest             # trixie-backports' newest (7.x) boots

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench/mig.py: workload 5 of make bench, one case per run: a live migration
-of a small no-OS guest (bench/prog/migfw.bin) between two QEMU processes on
-this machine, over a unix socket, then the migrated guest writes its RAM.
-
+"""vm/mig.py CASE [OPTION...]: one live migration of a small no-OS guest
+(prog/migfw.bin) between two QEMU processes on this machine, over a unix
+socket, then the migrated guest writes its RAM. The harness's migration
+driver, run as root in a guest of vm/run: make bench runs it for workload
+5 (bench/guest/mig.sh), tests/guest/kvm.sh under KVM; bench/memtester.py
+takes its cases. QEMU, QMP and /proc helpers: vm/lib/qemu.py.
 The source QEMU boots migfw, which waits on its serial port. The
 destination QEMU is started with -incoming (under CASE's conditions) and
 receives the RAM through QEMU's own migration code, which reads every page
@@ -44,7 +46,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,180 +54,13 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FW = os.path.join(HERE, 'prog', 'migfw.bin')
+sys.path.insert(0, os.path.join(HERE, 'lib'))
+from qemu import (cleanup, connect_qemu, diagnose, kvm_pages, proc_minflt,  # noqa: E402
+                  proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu, tlb_shootdowns,
+                  vmstat, wait_migration, wait_status)
 
-
-def connect_unix(path, timeout=120):
-    """A socket connected to the unix socket path, once QEMU listens there."""
-    deadline = time.monotonic() + timeout
-    while True:
-        s = socket.socket(socket.AF_UNIX)
-        try:
-            s.connect(path)
-            return s
-        except (FileNotFoundError, ConnectionRefusedError):
-            s.close()
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-class QMP:
-    """A QMP client. A QEMU whose main loop stops answering fails the run
-    after timeout s instead of holding it until the guest's own timeout."""
-
-    def __init__(self, path, timeout=120):
-        self.s = connect_unix(path)
-        self.s.settimeout(timeout)
-        self.f = self.s.makefile('rwb', buffering=0)
-        self._read()  # the greeting
-        self.cmd('qmp_capabilities')
-
-    def _read(self):
-        while True:
-            line = self.f.readline()
-            if not line:
-                raise EOFError('QMP closed')
-            msg = json.loads(line)
-            if 'event' not in msg:
-                return msg
-
-    def cmd(self, name, **args):
-        req = {'execute': name}
-        if args:
-            req['arguments'] = args
-        self.f.write(json.dumps(req).encode() + b'\n')
-        r = self._read()
-        if 'error' in r:
-            raise RuntimeError(f'{name}: {r["error"]}')
-        return r.get('return')
-
-
-class Serial:
-    """The guest's COM1 on a unix socket (QEMU listens)."""
-
-    def __init__(self, path):
-        self.s = connect_unix(path)
-
-    def expect(self, want, timeout=300):
-        self.s.settimeout(timeout)
-        while True:
-            c = self.s.recv(1)
-            if not c:
-                raise EOFError('serial closed')
-            if c == want:
-                return
-            if c not in b'R':
-                raise RuntimeError(f'guest said {c!r}, not {want!r}')
-
-    def send(self, c):
-        self.s.sendall(c)
-
-
-def spawn_qemu(qemu, d, name, ram, extra=(), wrapper=(), accel='tcg', boot=None):
-    """Start QEMU paused (-S unless -incoming): the caller connects to its
-    serial port before the guest can print anything, then continues it.
-    accel: an accelerator's name, or its QEMU arguments (a list); boot: what
-    the guest boots (default migfw as its BIOS)."""
-    qmp = os.path.join(d, name + '.qmp')
-    ser = os.path.join(d, name + '.serial')
-    accel = ['-accel', accel] if isinstance(accel, str) else list(accel)
-    boot = ['-bios', FW] if boot is None else list(boot)
-    argv = list(wrapper) + [
-        qemu, '-nodefaults', '-no-user-config', '-display', 'none',
-        '-M', 'pc'] + accel + ['-m', str(ram)] + boot + [
-        '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
-        '-serial', 'chardev:ser',
-        '-qmp', f'unix:{qmp},server=on,wait=off'] + list(extra)
-    if '-incoming' not in extra:
-        argv.append('-S')
-    log = open(os.path.join(d, name + '.log'), 'wb')
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-    return p, qmp, ser
-
-
-def connect_qemu(qmp, ser):
-    q = QMP(qmp)
-    s = Serial(ser)
-    return q, s
-
-
-def proc_minflt(pid):
-    with open(f'/proc/{pid}/stat') as f:
-        s = f.read()
-    return int(s[s.rindex(')') + 2:].split()[7])  # field 10
-
-
-def proc_status_kb(pid, key):
-    with open(f'/proc/{pid}/status') as f:
-        for line in f:
-            if line.startswith(key + ':'):
-                return int(line.split()[1])
-    return 0
-
-
-def ram_mapping(pid, ram_bytes):
-    """Rss and AnonHugePages (kB) of the smallest mapping that holds the
-    guest's RAM (QEMU maps it anonymous, 2 MiB aligned)."""
-    best = None
-    cur = None
-    with open(f'/proc/{pid}/smaps') as f:
-        for line in f:
-            first = line.split(None, 1)[0]
-            if '-' in first and not first.endswith(':'):
-                a, b = (int(x, 16) for x in first.split('-'))
-                cur = {'size': b - a, 'Rss': 0, 'AnonHugePages': 0}
-                if b - a >= ram_bytes and (best is None or b - a < best['size']):
-                    best = cur
-            elif first in ('Rss:', 'AnonHugePages:') and cur is not None:
-                cur[first[:-1]] = int(line.split()[1])
-    return best or {'size': 0, 'Rss': 0, 'AnonHugePages': 0}
-
-
-def read_thpcow_stats():
-    try:
-        with open('/sys/kernel/debug/thpcow/stats') as f:
-            return {k: int(v) for k, v in (l.split() for l in f) if v.isdigit()}
-    except OSError:
-        return {}
-
-
-def vmstat(keys=('thp_split_pmd', 'thp_fault_alloc', 'thp_collapse_alloc')):
-    out = {}
-    with open('/proc/vmstat') as f:
-        for line in f:
-            k, v = line.split()
-            if k in keys:
-                out[k] = int(v)
-    return out
-
-
-def kvm_stats(pid, stats):
-    """KVM's counters of process pid's VMs (debugfs kvm/PID-FD/, one
-    directory per VM), summed: {KEY: N} for each (KEY, NAMES) of stats, the
-    first of NAMES that the kernel has; {} without KVM."""
-    out = {}
-    base = '/sys/kernel/debug/kvm'
-    try:
-        vms = [n for n in os.listdir(base) if n.split('-')[0] == str(pid)]
-    except OSError:
-        return out
-    for vm in vms:
-        for k, names in stats:
-            for name in names:
-                try:
-                    with open(os.path.join(base, vm, name)) as f:
-                        out[k] = out.get(k, 0) + int(f.read())
-                    break
-                except FileNotFoundError:
-                    continue
-    return out
-
-
-def kvm_pages(pid):
-    """KVM's mappings of the guest's RAM now, by size: pages_4k, pages_2m,
-    or {}. 5.10 counts only the large ones (largepages: pages_2m here)."""
-    return kvm_stats(pid, (('pages_4k', ('pages_4k',)), ('pages_2m', ('pages_2m', 'largepages'))))
+FW = os.path.join(HERE, '..', 'prog', 'migfw.bin')
+BOOT = ['-bios', FW]
 
 
 # mig.py's exit status when the destination's vCPU holds a state that migfw
@@ -250,119 +84,27 @@ def migfw_never(regs):
     return None
 
 
-# What a stopped guest's VM was doing (diagnose): exits of each kind, faults
-# taken, fixed and emulated, instructions KVM failed to emulate.
-KVM_DIAG = tuple((k, (k,)) for k in (
-    'exits', 'io_exits', 'mmio_exits', 'halt_exits', 'pf_taken', 'pf_fixed', 'pf_spurious',
-    'pf_emulate', 'insn_emulation', 'insn_emulation_fail', 'pages_4k', 'pages_2m'))
-
-
-def diagnose(procs, qmps, ctl_proc):
-    """Lines that say what a failed run was waiting for, for a log that
-    shows only its tail: each QEMU's run state, its migration's and where
-    its guest is; each QEMU's threads and KVM's counters a second apart;
-    and whether thpcowctl collapse was still waiting. And whether a guest's
-    vCPU holds a state migfw never enters (migfw_never)."""
-    out = []
-    lost = False
-
-    def say(line):
-        out.append(f'mig.py: diagnosis: {line}\n')
-
-    for name, q in qmps.items():
-        try:
-            q.s.settimeout(10)
-            status = q.cmd('query-status')['status']
-            mig = q.cmd('query-migrate')
-            ram = {k: mig.get('ram', {}).get(k) for k in ('remaining', 'postcopy-requests')}
-            say(f'{name}: {status}, migration {mig.get("status")} {ram}')
-            regs = q.cmd('human-monitor-command', **{'command-line': 'info registers'})
-            for line in regs.splitlines():
-                if line.startswith(('EAX=', 'ESI=', 'EIP=', 'RIP=', 'CS =', 'CR0=')):
-                    say(f'{name}: {line.strip()}')
-            never = migfw_never(regs)
-            if never:
-                lost = True
-                say(f'{name}: its vCPU holds a state migfw never enters ({never}): the CPU '
-                    f'under the guest lost its state, not its memory (exit {EXIT_LOST_STATE})')
-        except Exception as e:  # a QEMU that does not answer is an answer too
-            say(f'{name}: QMP: {e!r}')
-    for p in procs:
-        if p.poll() is not None:
-            say(f'pid {p.pid}: exited, status {p.returncode}')
-            continue
-        threads = []
-        try:
-            tids = sorted(os.listdir(f'/proc/{p.pid}/task'), key=int)
-        except OSError:  # gone meanwhile
-            tids = []
-        for tid in tids:
-            try:
-                with open(f'/proc/{p.pid}/task/{tid}/stat') as f:
-                    state = f.read().rsplit(')', 1)[1].split()[0]
-                with open(f'/proc/{p.pid}/task/{tid}/wchan') as f:
-                    wchan = f.read() or '-'
-            except OSError:
-                continue
-            threads.append(f'{tid}:{state}:{wchan}')
-        say(f'pid {p.pid} threads (tid:state:wchan): {" ".join(threads)}')
-        k0 = kvm_stats(p.pid, KVM_DIAG)
-        if k0:
-            time.sleep(1)
-            k1 = kvm_stats(p.pid, KVM_DIAG)
-            say(f'pid {p.pid} KVM (count +1 s later): ' +
-                ' '.join(f'{k} {v} +{k1.get(k, v) - v}' for k, v in k0.items()))
-    if ctl_proc:
-        say('thpcowctl collapse: ' + ('still waiting' if ctl_proc.poll() is None
-                                     else f'exited, status {ctl_proc.returncode}'))
-    return out, lost
-
-
-def tlb_shootdowns():
-    """TLB shootdown interrupts so far, all CPUs (/proc/interrupts)."""
-    with open('/proc/interrupts') as f:
-        for line in f:
-            if 'TLB shootdowns' in line:
-                return sum(int(x) for x in line.split()[1:] if x.isdigit())
-    return 0
-
-
-def wait_migration(qmp, want=('completed',), timeout=900):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        st = qmp.cmd('query-migrate')
-        s = st.get('status')
-        if s in want:
-            return st
-        if s in ('failed', 'cancelled'):
-            raise RuntimeError(f'migration {s}: {st}')
-        time.sleep(0.05)
-    raise TimeoutError('migration did not finish')
-
-
-def wait_status(qmp, want, timeout=900):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        s = qmp.cmd('query-status')['status']
-        if s == want:
-            return
-        time.sleep(0.05)
-    raise TimeoutError(f'destination never {want}')
-
-
 def eligible_ranges(pid, ram_bytes, min_present):
     """2 MiB ranges of the guest's RAM mapping that are THPs or hold at
-    least min_present data pages (present, not the zero page: the one frame
-    mapped more than once)."""
-    start = None
-    with open(f'/proc/{pid}/maps') as f:
-        for line in f:
-            a, b = (int(x, 16) for x in line.split(None, 1)[0].split('-'))
-            if b - a >= ram_bytes and (start is None or b - a < size):
-                start, size = a, b - a
+    least min_present data pages (present, not a zero page), now.
+
+    thpcowctl collapse decides the same of each range (its --min-present,
+    whose default this one's is) but reports only what it did, when it ran,
+    over every private anonymous mapping of the process (collapsed, skipped
+    thp/sparse/uffd/nohugepage, failed): no verb of thpcowctl counts the
+    eligible ranges without collapsing them, and the khugepaged case runs
+    no thpcowctl. So this counts them itself, at the end and over the
+    guest's RAM only: the denominator of end_thp_pct_of_eligible and t95_s.
+    One difference: thpcowctl knows the zero page's frame (it maps it
+    itself) and the huge zero page's (kpageflags); here a zero page is a
+    frame the RAM maps more than once, which misses a zero page mapped at
+    one address only (the huge zero page in a single range counts as data)."""
+    m = ram_mapping(pid, ram_bytes)
+    if m['start'] is None:
+        raise RuntimeError(f'pid {pid} has no mapping of {ram_bytes} bytes or more')
     with open(f'/proc/{pid}/pagemap', 'rb') as f:
-        f.seek(start // 4096 * 8)
-        raw = f.read(size // 4096 * 8)
+        f.seek(m['start'] // 4096 * 8)
+        raw = f.read(m['size'] // 4096 * 8)
     ents = memoryview(raw).cast('Q')
     pfn = [e & ((1 << 55) - 1) if e >> 63 else None for e in ents]
     zero = {p for p, n in collections.Counter(x for x in pfn if x).items() if n > 1}
@@ -459,33 +201,6 @@ def case_qemu(case, ctl, ram):
     return wrapper, extra
 
 
-# A line of QEMU's register dump (x86_cpu_dump_state): EAX=..., CS =..., Code=...
-REGISTER_DUMP = re.compile(r'^(?:[A-Z][A-Z0-9]{1,3} ?=|Code=|[A-Z]{1,5}[0-9]*=[0-9a-f]{4})')
-
-
-def cleanup(procs, d, who):
-    """Kill the QEMUs still running, copy their logs to stderr (but for
-    their exit on our signal) and remove their directory d."""
-    for p in procs:
-        p.kill()
-        p.wait()
-    said = []
-    for n in os.listdir(d):
-        if n.endswith('.log'):
-            with open(os.path.join(d, n), errors='replace') as f:
-                for line in f:
-                    if 'terminating on signal' not in line:
-                        sys.stderr.write(f'{who}: {n}: {line}')
-                        if not REGISTER_DUMP.match(line) or line.startswith(('EIP=', 'RIP=')):
-                            said.append(f'{who}: {n} said: {line}')
-        os.unlink(os.path.join(d, n))
-    os.rmdir(d)
-    # once more after the register dumps, which can be long: what QEMU said
-    # (a KVM error names itself there) and where the guest was, where a short
-    # tail of the output shows it
-    sys.stderr.writelines(said[:20])
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'])
@@ -533,10 +248,10 @@ def main():
         t0 = time.monotonic()
         if args.case != 'fresh':
             # both QEMUs start at once (their start-up is most of the wait)
-            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram,
+            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, BOOT,
                                        extra + ['-incoming', 'defer'], wrapper, args.accel)
             procs.append(dst)
-            src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram, accel=args.accel)
+            src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram, BOOT, accel=args.accel)
             procs.append(src)
             dq, dser = connect_qemu(dqp, dsp)
             qmps['dst'] = dq
@@ -586,7 +301,7 @@ def main():
                 res['migration_s'] = time.monotonic() - t1
             res['dst_rss_before_kb'] = rss_before
         else:
-            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, extra, wrapper, args.accel)
+            dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, BOOT, extra, wrapper, args.accel)
             procs.append(dst)
             dq, dser = connect_qemu(dqp, dsp)
             qmps['dst'] = dq
@@ -658,9 +373,15 @@ def main():
         dst.wait(timeout=60)
         procs.remove(dst)
     except BaseException:
-        diag, lost = diagnose(procs, qmps, ctl_proc)
+        lost = diagnose(procs, qmps, lambda line: diag.append(f'mig.py: diagnosis: {line}\n'),
+                        migfw_never)
+        if ctl_proc:
+            diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
+                        ('still waiting' if ctl_proc.poll() is None
+                         else f'exited, status {ctl_proc.returncode}') + '\n')
         if not lost:
             raise
+        diag.append(f'mig.py: diagnosis: exit {EXIT_LOST_STATE}: a vCPU lost its state\n')
         traceback.print_exc()
     finally:
         if ctl_proc and ctl_proc.poll() is None:

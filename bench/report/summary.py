@@ -12,7 +12,7 @@ import os
 from .stats import load_jsonl, med, ratios, rstat, stat
 
 MIB = 1024
-# bench/mig.py's max-postcopy-bandwidth, KiB/s
+# vm/mig.py's max-postcopy-bandwidth, KiB/s
 POSTCOPY_BANDWIDTH_KIB = 256
 # workload 5's guests and how their inner QEMUs run (vm/run --kvm or not)
 W5_GUESTS = {'kvm': 'KVM', 'kvm-latest': 'KVM', '6.1': 'TCG', 'latest': 'TCG'}

@@ -34,7 +34,7 @@ make deb	tests/host/deb.t	make -s deb
 apt-get install linux-headers-$(uname -r) linux-headers-amd64 ./thpcow-dkms_*.deb ./thpcowctl_*.deb	tests/guest/packages.sh	apt-get -q -y install "linux-headers-$release" ${meta:+"$meta"} ./thpcow-dkms_*.deb ./thpcowctl_*.deb
 thpcowctl probe	tests/guest/packages.sh	"$(thpcowctl probe)"
 thpcowctl load --path module/thpcow.ko	tests/guest/cli.sh	thpcowctl load --path "$ko"
-thpcowctl exec zero -- qemu-system-x86_64 ... -incoming unix:/run/mig.sock	bench/mig.py	[ctl, 'exec', 'zero', '--']
+thpcowctl exec zero -- qemu-system-x86_64 ... -incoming unix:/run/mig.sock	vm/mig.py	[ctl, 'exec', 'zero', '--']
 thpcowctl set --cgroup machine.slice zero	tests/guest/cli.sh	thpcowctl set --cgroup thpcow-test/listed zero
 thpcowctl set --pid 4242 --children zero	tests/guest/cli.sh	thpcowctl set --pid "$p" --children zero
 thpcowctl list	tests/guest/cli.sh	thpcowctl list

@@ -112,7 +112,7 @@ module_on_prebuilt() {
 # (vm/fetch-kernel exits 1 before anything boots).
 prebuilt_checked() {
 	local src dir=$vm_scratch/kernels/ubuntu-noble-6.8.0-49 out
-	src=${THPCOW_KERNELS:-/work/shared/kernels}/ubuntu-noble-6.8.0-49
+	src=${THPCOW_KERNELS:-$repo/../shared/kernels}/ubuntu-noble-6.8.0-49
 	[[ -d $src ]] || skip "no $src"
 	mkdir -p "$dir"
 	cp "$src"/SHA256SUMS "$src"/linux-*.deb "$dir/"

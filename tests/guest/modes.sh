@@ -19,6 +19,7 @@ source "$here/../lib/tap.sh"
 source "$here/../lib/guest.sh"
 
 size=64 # MiB: 32 huge pages
+thpregion=$guest_repo/tests/lib/thpregion.py
 regions=$((size / 2))
 
 # fork_write NAME MODE: the parent first-touches the region (THPs), forks,
@@ -76,109 +77,31 @@ zero_leaves_shared_thps() {
 	check_eq $(($(stat_of not_zero_page) - nzp)) "$regions" "not_zero_page counted"
 }
 
-# softdirty_rewrite: first-touch THPs, write-protect them by clearing the
-# soft-dirty bits (/proc/self/clear_refs 4: exclusive, the process's own),
-# and write one byte per 2 MiB again; prints the AnonHugePages kB after.
-softdirty_rewrite() {
-	python3 - "$size" <<-'PY'
-	import ctypes, re, sys
-	size, hp = int(sys.argv[1]) << 20, 2 << 20
-	libc = ctypes.CDLL(None, use_errno=True)
-	libc.mmap.restype = ctypes.c_void_p
-	libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-			      ctypes.c_int, ctypes.c_int, ctypes.c_long]
-	raw = libc.mmap(None, size + hp, 3, 0x22, -1, 0)  # RW, PRIVATE|ANONYMOUS
-	base = (raw + hp - 1) & ~(hp - 1)
-	libc.madvise(ctypes.c_void_p(base), ctypes.c_size_t(size), 14)  # MADV_HUGEPAGE
-	def touch():
-	    for off in range(0, size, hp):
-	        ctypes.c_char.from_address(base + off).value = b"x"
-	touch()
-	with open("/proc/self/clear_refs", "w") as f:
-	    f.write("4")
-	touch()
-	kb, inside = 0, False
-	for line in open("/proc/self/smaps"):
-	    m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
-	    if m:
-	        inside = int(m.group(1), 16) <= base < int(m.group(2), 16)
-	    elif inside and line.startswith("AnonHugePages:"):
-	        kb = int(line.split()[1])
-	print(kb)
-	PY
-}
-
 # 'copy' leaves to the kernel, without even a detour through thpcow, a
 # write fault on a THP the kernel reuses at once because it is the
 # process's own (PageAnonExclusive, 5.19 on): here, THPs write-protected
-# by clearing their soft-dirty bits.
+# by clearing their soft-dirty bits (tests/lib/thpregion.py softdirty).
 copy_skips_exclusive() {
-	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] || return 1
-	((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= 519)) ||
-		skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
+	kernel_since 5 19 || skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
 	local calls kb shared
 	calls=$(stat_of hook_calls)
 	shared=$(stat_of not_shared)
-	kb=$("$ctl" exec copy --children -- bash -c "$(declare -f softdirty_rewrite); size=$size softdirty_rewrite") ||
-		return 1
+	kb=$("$ctl" exec copy --children -- "$thpregion" softdirty "$size") || return 1
 	check_eq "$kb" $((size * 1024)) "AnonHugePages kB after the second writes"
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
 	check_eq $(($(stat_of not_shared) - shared)) "$regions" "not_shared counted"
 }
 
-# pin_shared: first-touch THPs, fork, and read 4 KiB of each 2 MiB of the
-# child's memory with process_vm_readv(), which pins the child's pages
-# read-only (FOLL_PIN): each THP the two share is unshared first, one
-# unshare fault on the child's huge PMD per 2 MiB (5.19 on). Prints the
-# bytes read.
-pin_shared() {
-	python3 - "$size" <<-'PY'
-	import ctypes, os, sys
-	size, hp = int(sys.argv[1]) << 20, 2 << 20
-	libc = ctypes.CDLL(None, use_errno=True)
-	libc.mmap.restype = ctypes.c_void_p
-	libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-			      ctypes.c_int, ctypes.c_int, ctypes.c_long]
-	raw = libc.mmap(None, size + hp, 3, 0x22, -1, 0)  # RW, PRIVATE|ANONYMOUS
-	base = (raw + hp - 1) & ~(hp - 1)
-	libc.madvise(ctypes.c_void_p(base), ctypes.c_size_t(size), 14)  # MADV_HUGEPAGE
-	for off in range(0, size, hp):
-	    ctypes.c_char.from_address(base + off).value = b"x"
-	r, w = os.pipe()
-	child = os.fork()
-	if child == 0:
-	    os.read(r, 1)
-	    os._exit(0)
-	class iovec(ctypes.Structure):
-	    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
-	buf = ctypes.create_string_buffer(4096)
-	total = 0
-	for off in range(0, size, hp):
-	    local = iovec(ctypes.cast(buf, ctypes.c_void_p), 4096)
-	    remote = iovec(base + off, 4096)
-	    n = libc.process_vm_readv(child, ctypes.byref(local), 1,
-	                              ctypes.byref(remote), 1, 0)
-	    if n != 4096 or buf.raw[0:1] != b"x":
-	        sys.exit("process_vm_readv: %d, errno %d" % (n, ctypes.get_errno()))
-	    total += n
-	os.write(w, b"x")
-	os.waitpid(child, 0)
-	print(total)
-	PY
-}
-
 # A read-only pin of THPs shared after fork (process_vm_readv from the
-# parent) unshares them in the child: under a mode that acts, each such
-# fault is left to the kernel and counted as unshare, not taken over.
+# parent: tests/lib/thpregion.py pin-shared) unshares them in the child:
+# under a mode that acts, each such fault is left to the kernel and counted
+# as unshare, not taken over.
 unshare_left_to_kernel() {
-	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] || return 1
-	((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= 519)) ||
-		skip "no unshare faults on THPs before 5.19"
+	kernel_since 5 19 || skip "no unshare faults on THPs before 5.19"
 	local calls unshare got
 	calls=$(stat_of hook_calls)
 	unshare=$(stat_of unshare)
-	got=$("$ctl" exec copy --children -- bash -c "$(declare -f pin_shared); size=$size pin_shared") ||
-		return 1
+	got=$("$ctl" exec copy --children -- "$thpregion" pin-shared "$size") || return 1
 	check_eq "$got" $((regions * 4096)) "bytes read"
 	check_eq $(($(stat_of unshare) - unshare)) "$regions" "unshare counted"
 	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"

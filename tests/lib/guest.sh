@@ -26,6 +26,7 @@
 #   settled KEY FILE      KEY of /proc/meminfo or /proc/vmstat after
 #                         dropping caches
 #   free_kb               free memory in kB, per-CPU lists included
+#   kernel_since MAJOR MINOR  the guest's kernel is MAJOR.MINOR or later
 #   thp_defaults          THP on, as the kernel boots with 512 MiB or more
 # It also keeps khugepaged from collapsing the workloads' memory.
 
@@ -51,6 +52,12 @@ wrf_as() {
 }
 
 val() { sed -n "s/^$2=//p" "$out/$1"; }
+
+# kernel_since MAJOR MINOR: the guest's kernel is Linux MAJOR.MINOR or later.
+kernel_since() {
+	[[ $(uname -r) =~ ^([0-9]+)\.([0-9]+) ]] &&
+		((BASH_REMATCH[1] * 100 + BASH_REMATCH[2] >= $1 * 100 + $2))
+}
 
 # debug_kernel: this guest boots one of the harness's debug kernels
 # (vm/build-kernel: KASAN, kmemleak, lockdep; many times slower under TCG).

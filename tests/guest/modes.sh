@@ -77,34 +77,34 @@ zero_leaves_shared_thps() {
 	check_eq $(($(stat_of not_zero_page) - nzp)) "$regions" "not_zero_page counted"
 }
 
+# copy_leaves ACTION COUNTER WANT: under 'copy', tests/lib/thpregion.py
+# ACTION prints WANT, and each of its faults on a huge PMD (one per 2 MiB)
+# is left to the kernel, counted as COUNTER, none redirected to thpcow.
+copy_leaves() {
+	local calls n got
+	calls=$(stat_of hook_calls)
+	n=$(stat_of "$2")
+	got=$("$ctl" exec copy --children -- "$thpregion" "$1" "$size") || return 1
+	check_eq "$got" "$3" "what $1 printed"
+	check_eq $(($(stat_of "$2") - n)) "$regions" "$2 counted"
+	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+}
+
 # 'copy' leaves to the kernel, without even a detour through thpcow, a
 # write fault on a THP the kernel reuses at once because it is the
 # process's own (PageAnonExclusive, 5.19 on): here, THPs write-protected
-# by clearing their soft-dirty bits (tests/lib/thpregion.py softdirty).
+# by clearing their soft-dirty bits, all still THPs after the writes.
 copy_skips_exclusive() {
 	kernel_since 5 19 || skip "no PageAnonExclusive before 5.19: thpcow looks under the PMD lock"
-	local calls kb shared
-	calls=$(stat_of hook_calls)
-	shared=$(stat_of not_shared)
-	kb=$("$ctl" exec copy --children -- "$thpregion" softdirty "$size") || return 1
-	check_eq "$kb" $((size * 1024)) "AnonHugePages kB after the second writes"
-	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
-	check_eq $(($(stat_of not_shared) - shared)) "$regions" "not_shared counted"
+	copy_leaves softdirty not_shared $((size * 1024))
 }
 
 # A read-only pin of THPs shared after fork (process_vm_readv from the
-# parent: tests/lib/thpregion.py pin-shared) unshares them in the child:
-# under a mode that acts, each such fault is left to the kernel and counted
-# as unshare, not taken over.
+# parent) unshares them in the child: under a mode that acts, each such
+# fault is left to the kernel and counted as unshare, not taken over.
 unshare_left_to_kernel() {
 	kernel_since 5 19 || skip "no unshare faults on THPs before 5.19"
-	local calls unshare got
-	calls=$(stat_of hook_calls)
-	unshare=$(stat_of unshare)
-	got=$("$ctl" exec copy --children -- "$thpregion" pin-shared "$size") || return 1
-	check_eq "$got" $((regions * 4096)) "bytes read"
-	check_eq $(($(stat_of unshare) - unshare)) "$regions" "unshare counted"
-	check_eq $(($(stat_of hook_calls) - calls)) 0 "faults redirected to thpcow"
+	copy_leaves pin-shared unshare $((regions * 4096))
 }
 
 kernel_after_fork_splits() {

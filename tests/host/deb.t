@@ -14,6 +14,8 @@
 # kernel hooks, Debian's and thpcow's, with bookworm's DKMS, on a declined
 # kernel and on a failed build). Needs the build dependencies (make deps)
 # and, for DKMS, root.
+# DKMS builds with make -j, a job a core: tests/check -j counts both.
+# jobs: 2
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

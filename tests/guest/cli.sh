@@ -399,7 +399,7 @@ stats_prometheus() {
 	# what debugfs said around the read, not now: the hook disarms 10 s
 	# after the last rule went (cleanup), whenever that falls
 	printf '%s\n' "$after" >"$out/prom-debugfs"
-	check_eq "$("$here/prometheus-check.py" "$out/prom" \
+	check_eq "$("$repo/tests/lib/prometheus-check.py" "$out/prom" \
 		"$out/prom-debugfs" "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
 		"prometheus_client parses it; the values are debugfs'"
 	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch

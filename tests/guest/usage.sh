@@ -157,7 +157,7 @@ usage_prometheus() {
 	check_eq "$after" "$before" "debugfs unchanged around the read"
 	printf '%s\n' "$so" >"$out/prom"
 	printf '%s\n' "$after" >"$out/dbg"
-	check_eq "$("$here/prometheus-check.py" --usage "$out/prom" "$out/dbg" 2>&1)" ok \
+	check_eq "$("$repo/tests/lib/prometheus-check.py" --usage "$out/prom" "$out/dbg" 2>&1)" ok \
 		"prometheus_client parses it; the rows are debugfs'"
 	check_match "$so" $'\n'"thpcow_usage_substituted_total\\{scope=\"cgroup\",cgroup=\"/$parent/a\"\\} 128"$'\n' \
 		"substituted of a"

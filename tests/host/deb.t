@@ -278,7 +278,7 @@ kernel_updates() {
 	dkms_ready
 	need unshare
 	mkdir -p "$ns"
-	cp "$here/deb-kernel-updates.sh" "$ns/run.sh"
+	cp "$repo/tests/lib/deb-kernel-updates.sh" "$ns/run.sh"
 	out=$(unshare -m --propagation private bash "$ns/run.sh" "$tmp/pkg" "$version" "$release" "$ns" 2>&1)
 	grep -E '^(thpcow:|rc |dkms: autoinstall)' <<<"$out" || true
 	check_eq "$(grep -E '^(rc|status)' <<<"$out")" "rc thpcow 6.1: 0
@@ -311,7 +311,7 @@ kernel_updates_chroots() {
 		rm -rf "$root/tmp/thpcow-deb-t"
 		mkdir -p "$root/tmp/thpcow-deb-t/ns"
 		cp -r "$tmp/pkg" "$root/tmp/thpcow-deb-t/pkg"
-		cp "$here/deb-kernel-updates.sh" "$root/tmp/thpcow-deb-t/run.sh"
+		cp "$repo/tests/lib/deb-kernel-updates.sh" "$root/tmp/thpcow-deb-t/run.sh"
 		# shellcheck disable=SC2016 # for sh -c
 		out=$(flock "$root.lock" unshare -m --propagation private sh -c \
 			'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" \

@@ -1676,7 +1676,7 @@ static const struct test tests[] = {
 	   "stats --format prometheus >\"$t/p\" && "
 	   "{ LD_PRELOAD=\"$1/test_fakedev.so\" \"$1/thpcowctl\" stats -n -r; "
 	   "echo policies 2; echo global_mode zero; } >\"$t/s\" && "
-	   "\"$1/../../tests/guest/prometheus-check.py\" \"$t/p\" \"$t/s\" 2097152; "
+	   "\"$1/../../tests/lib/prometheus-check.py\" \"$t/p\" \"$t/s\" 2097152; "
 	   "rm -rf \"$t\"", "ok\n"),
 	/* usage's metrics refused by a real parser, or other than debugfs'
 	 * rows (the fake device's, as debugfs usage would show them) */
@@ -1693,7 +1693,7 @@ static const struct test tests[] = {
 	   "pid\\t42\\t64\\t1\\t0\\t0\\t0\\t0\\t0\\t0\\t0\\t136314880\\tqemu\"kvm\\n"
 	   "other\\t-\\t0\\t0\\t0\\t5\\t0\\t0\\t0\\t0\\t0\\t0\\t-\\n"
 	   "# slots 1 of 1024\\n' >\"$t/d\" && "
-	   "\"$1/../../tests/guest/prometheus-check.py\" --usage \"$t/p\" \"$t/d\"; "
+	   "\"$1/../../tests/lib/prometheus-check.py\" --usage \"$t/p\" \"$t/d\"; "
 	   "rm -rf \"$t\"", "ok\n"),
 	/* the man page with groff warnings (bad macros, lines too long) */
 	SH("man: thpcowctl.8 renders without warnings", "/usr/bin/man",

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# vm: --kernel 6.1 --tcg-threads single --timeout 900
+# vm: --kernel 6.1 --timeout 900
 # thpcowctl against the real module, run inside a guest with thpcow loaded
 # (tests/check boots it as the line above says): every verb, its text and
 # JSON output, and its error paths with their exact messages and exit
 # statuses (1: the operation failed, 2: the command line was wrong). The
 # last case unloads and loads the module and leaves it loaded with the
-# global mode kernel. One TCG thread (weight 1 in tests/check -j): no case
-# needs vCPUs running at once.
+# global mode kernel. A TCG thread per vCPU: the stats case times 1 s
+# intervals of stats --watch while a workload runs, which one thread for
+# all vCPUs oversleeps (tests/vm/ibt.t skips it there).
 # THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
 # THPCOW_KO the module file that was loaded (default: the one vm/run
 # loaded, else module/thpcow.ko): see tests/lib/guest.sh.

@@ -241,8 +241,8 @@ peak() {
 # Files run side by side up to -j's weight: a host .t weighs 1 or its
 # "# jobs:", a tests/vm/*.t 2, a guest script's run 1 with one TCG thread
 # (6.12, --tcg-threads single, a prebuilt series of one thread), else its
-# vCPUs. -j1, -j 1 and THPCOW_JOBS=1 run one at a time; -j2 is the
-# default on 2 cores or more.
+# vCPUs. -j 1 and THPCOW_JOBS=1 run one at a time (-j1: see
+# parallel_output_as_serial); -j2 is the default on 2 cores or more.
 parallel_weights() {
 	local want files=(host/a.t="$(span a 1 0.6)" host/b.t="# jobs: 2
 $(span b 2 0.3)" guest/c.sh="# vm: --kernel 6.1
@@ -254,8 +254,6 @@ $(span g 1 0.3)" vm/h.t="$(span h 2 0.3)")
 	j=-j2 with "${files[@]}"
 	check_eq "$last" "8 passed, 0 failed" "-j2's last line"
 	check_eq "$(peak)" "2 2" "-j2: the most weight and files at once"
-	j=-j1 with "${files[@]}"
-	check_eq "$(peak)" "2 1" "-j1: the most weight and files at once"
 	j='-j 1' with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
 	check_eq "$(peak)" "1 1" "-j 1: the most weight and files at once"
 	THPCOW_JOBS=1 with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"

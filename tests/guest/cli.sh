@@ -5,7 +5,9 @@
 # JSON output, and its error paths with their exact messages and exit
 # statuses (1: the operation failed, 2: the command line was wrong). The
 # last case unloads and loads the module and leaves it loaded with the
-# global mode kernel.
+# global mode kernel. A TCG thread per vCPU: the stats case times 1 s
+# intervals of stats --watch while a workload runs, which one thread for
+# all vCPUs oversleeps (tests/vm/ibt.t skips it there).
 # THPCOW_CTL names the thpcowctl to test (default: the one built in tools/),
 # THPCOW_KO the module file that was loaded (default: the one vm/run
 # loaded, else module/thpcow.ko): see tests/lib/guest.sh.
@@ -398,7 +400,7 @@ stats_prometheus() {
 	# what debugfs said around the read, not now: the hook disarms 10 s
 	# after the last rule went (cleanup), whenever that falls
 	printf '%s\n' "$after" >"$out/prom-debugfs"
-	check_eq "$("$here/prometheus-check.py" "$out/prom" \
+	check_eq "$("$repo/tests/lib/prometheus-check.py" "$out/prom" \
 		"$out/prom-debugfs" "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
 		"prometheus_client parses it; the values are debugfs'"
 	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
-# vm: --kernel 6.1 --timeout 600
+# vm: --kernel 6.1 --tcg-threads single --timeout 600
 # vm-all: --kernel 6.1-debug --timeout 2400
 # vm-all: --kernel 6.12-debug --timeout 2400
 # vm-all: --kernel ubuntu-6.8 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 600
@@ -11,6 +11,8 @@
 # fork(), a child writing into THPs it shares with its parent gets whole
 # copies instead of the stock split. 'split': where the kernel substitutes
 # the huge zero page itself (7.x), a write on it splits as before 6.13.
+# One TCG thread (weight 1 in tests/check -j): no case needs vCPUs running
+# at once.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh

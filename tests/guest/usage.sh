@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
-# vm: --kernel 6.1 --timeout 900
+# vm: --kernel 6.1 --tcg-threads single --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 3600
 # vm-all: --kernel 6.12-debug --timeout 3600
 # Accounting where the memory is, against the real module, in a guest with
@@ -9,6 +9,8 @@
 # naming the cgroup whose rule applies. Two processes in two child cgroups
 # under one parent-cgroup rule write 256 and 128 MiB after reading; each
 # must show on its own cgroup's row, and the rows go when the cgroups do.
+# One TCG thread (weight 1 in tests/check -j): no case needs vCPUs running
+# at once.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -155,7 +157,7 @@ usage_prometheus() {
 	check_eq "$after" "$before" "debugfs unchanged around the read"
 	printf '%s\n' "$so" >"$out/prom"
 	printf '%s\n' "$after" >"$out/dbg"
-	check_eq "$("$here/prometheus-check.py" --usage "$out/prom" "$out/dbg" 2>&1)" ok \
+	check_eq "$("$repo/tests/lib/prometheus-check.py" --usage "$out/prom" "$out/dbg" 2>&1)" ok \
 		"prometheus_client parses it; the rows are debugfs'"
 	check_match "$so" $'\n'"thpcow_usage_substituted_total\\{scope=\"cgroup\",cgroup=\"/$parent/a\"\\} 128"$'\n' \
 		"substituted of a"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/host/alerts.t: dist/prometheus/thpcow.rules.yml as Prometheus reads
 # it (promtool check rules), each alert firing, and not, on the synthetic
-# series of tests/host/alerts.yml (promtool test rules), every thpcow
+# series of tests/data/alerts.yml (promtool test rules), every thpcow
 # metric it names one that thpcowctl prints, and what thpcowctl prints
 # (stats and usage --format prometheus, on the fake device) passing
 # promtool's own lint (check metrics); ThpcowModuleDown's kernel series
@@ -35,7 +35,7 @@ check_rules() {
 
 test_rules() {
 	need_promtool
-	promtool test rules "$repo/tests/host/alerts.yml"
+	promtool test rules "$repo/tests/data/alerts.yml"
 }
 
 # a rule on a metric renamed or never written never fires

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the made-up files' bodies expand for themselves
-# tests/host/check.t: tests/check finds, runs and counts right. Each case runs
-# a copy of tests/check (and of tests/lib/tap.sh) in a made-up tree of test
-# files, with a vm/run that only logs its options and runs COMMAND, and
-# checks its last line, its status and what it ran.
+# tests/host/check.t: tests/check finds, runs and counts right, one file at a time (-j1) and
+# side by side (-j2). Each case runs a copy of tests/check (and of
+# tests/lib/tap.sh) in a made-up tree of test files, with a vm/run that only
+# logs its options and runs COMMAND, and checks its last line, its status
+# and what it ran; the -j cases also when each file ran (spans), its output
+# kept whole and in order, and what it left running.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -11,17 +13,19 @@ source "$repo/tests/lib/tap.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# with PATH=BODY...: a tree with one executable file per argument at PATH
-# (host/NAME.t, vm/NAME.t under tests/; guest/NAME.sh; vm/tests/NAME.t),
-# whose body is BODY; runs its tests/check (FILTER if set) and sets out (all
-# it printed), last (its last line), rc and runs (vm/run's log: one line of
-# [OPTION] per run).
-with() {
-	local t=$scratch/$BASHPID arg path
+# tree PATH=BODY...: a tree ($t) with one executable file per argument at
+# PATH (host/NAME.t, vm/NAME.t under tests/; guest/NAME.sh; vm/tests/NAME.t),
+# whose body is BODY, a copy of tests/check, tests/lib/tap.sh and
+# vm/lib/prebuilt.sh, and a vm/run that logs its options to runs (one line
+# of [OPTION] per run) and runs COMMAND.
+tree() {
+	local arg path
+	t=$scratch/$BASHPID
 	rm -rf "$t"
-	mkdir -p "$t/tests/lib" "$t/vm"
+	mkdir -p "$t/tests/lib" "$t/vm/lib"
 	cp "$repo/tests/check" "$t/tests/"
 	cp "$repo/tests/lib/tap.sh" "$t/tests/lib/"
+	cp "$repo/vm/lib/prebuilt.sh" "$t/vm/lib/"
 	printf '#!/bin/sh\nwhile [ "$1" != -- ]; do printf "[%%s]" "$1" >>"%s/runs"; shift; done\necho >>"%s/runs"\nshift\nexec "$@"\n' \
 		"$t" "$t" >"$t/vm/run"
 	chmod +x "$t/vm/run"
@@ -32,8 +36,16 @@ with() {
 		printf '#!/bin/bash\n%s\n' "${arg#*=}" >"$t/$path"
 		chmod +x "$t/$path"
 	done
+}
+
+# with PATH=BODY...: tree PATH=BODY..., then its tests/check (with the
+# options in j, split at spaces, and FILTER if set); sets out (all it
+# printed), last (its last line), rc and runs (vm/run's log).
+with() {
+	tree "$@"
 	rc=0
-	out=$("$t/tests/check" ${filter:+"$filter"}) || rc=$?
+	# shellcheck disable=SC2086 # j is split on purpose: -j 1
+	out=$("$t/tests/check" ${j:-} ${filter:+"$filter"}) || rc=$?
 	last=$(tail -n 1 <<<"$out")
 	runs=$(cat "$t/runs" 2>/dev/null || true)
 }
@@ -183,6 +195,148 @@ times_shown() {
 		"the slowest first, the total, then the last line"
 }
 
+# untimed OUT: OUT without what depends on the clock (each file's time, the
+# slowest, the total).
+untimed() {
+	grep -vE '^# ---- .*: [0-9]+\.[0-9] s$|^# the slowest:$|^#  +[0-9]+\.[0-9] s  |^# total: ' <<<"$1"
+}
+
+# -j2 shows what -j1 shows, but for the times: each file whole, in the
+# order of the files, though b.t ends before a.t; counted the same.
+parallel_output_as_serial() {
+	local files=(host/a.t='echo 1..2; sleep 0.5; echo ok 1 a; echo not ok 2 a; exit 1'
+		host/b.t='echo 1..1; echo "ok 1 b # SKIP b"'
+		guest/c.sh='# vm: --kernel 6.12
+# vm: --tcg-threads single
+# vm-all: --kernel 5.10
+echo 1..1; sleep 0.2; echo ok 1 c'
+		vm/d.t='echo 1..2; echo ok 1 d') serial
+	j=-j1 with "${files[@]}"
+	serial=$out
+	check_eq "$last" "4 passed, 2 failed, 1 skipped" "-j1's last line"
+	j=-j2 with "${files[@]}"
+	check_eq "$(untimed "$out")" "$(untimed "$serial")" "-j2's output, but for the times"
+	check_eq "$rc" 1 "-j2's exit status"
+}
+
+# span NAME WEIGHT SECONDS: the body of a test file that sleeps SECONDS and
+# appends "NAME WEIGHT START END" to the tree's spans.
+span() {
+	printf 't0=$EPOCHREALTIME; sleep %s; echo "%s %s $t0 $EPOCHREALTIME" >>"$(dirname "$0")/../../spans"
+echo 1..1; echo ok 1 %s' "$3" "$1" "$2" "$1"
+}
+
+# peak: the most weight that ran at once (spans: at each start, the weights
+# of the files running then), and the most files.
+peak() {
+	awk '{ n++; name[n] = $1; w[n] = $2; t0[n] = $3; t1[n] = $4 }
+		END { for (i = 1; i <= n; i++) {
+			sum = 0; files = 0
+			for (j = 1; j <= n; j++) if (t0[j] <= t0[i] && t0[i] < t1[j]) { sum += w[j]; files++ }
+			if (sum > pw) pw = sum
+			if (files > pf) pf = files
+		} print pw, pf }' "$t/spans"
+}
+
+# Files run side by side up to -j's weight: a host .t weighs 1 or its
+# "# jobs:", a tests/vm/*.t 2, a guest script's run 1 with one TCG thread
+# (6.12, --tcg-threads single, a prebuilt series of one thread), else its
+# vCPUs. -j 1 and THPCOW_JOBS=1 run one at a time (-j1: see
+# parallel_output_as_serial); -j2 is the default on 2 cores or more.
+parallel_weights() {
+	local want files=(host/a.t="$(span a 1 0.6)" host/b.t="# jobs: 2
+$(span b 2 0.3)" guest/c.sh="# vm: --kernel 6.1
+$(span c 2 0.3)" guest/d.sh="# vm: --kernel 6.12 --append '--cpus 4'
+$(span d 1 0.3)" guest/e.sh="# vm: --cpus 4 --tcg-threads single
+$(span e 1 0.3)" guest/f.sh="# vm: --kernel ubuntu-6.8
+$(span f 1 0.3)" guest/g.sh="# vm: --cpus 1
+$(span g 1 0.3)" vm/h.t="$(span h 2 0.3)")
+	j=-j2 with "${files[@]}"
+	check_eq "$last" "8 passed, 0 failed" "-j2's last line"
+	check_eq "$(peak)" "2 2" "-j2: the most weight and files at once"
+	j='-j 1' with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	check_eq "$(peak)" "1 1" "-j 1: the most weight and files at once"
+	THPCOW_JOBS=1 with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	check_eq "$(peak)" "1 1" "THPCOW_JOBS=1: the most weight and files at once"
+	unset THPCOW_JOBS
+	j='' with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	want="1 1"
+	(($(nproc) < 2)) || want="2 2"
+	check_eq "$(peak)" "$want" "by default ($(nproc) cores): the most weight and files at once"
+	j=-j3 with host/a.t="# jobs: 2
+$(span a 2 0.3)" host/b.t="$(span b 1 0.3)" host/c.t="# jobs: 9
+$(span c 3 0.3)"
+	check_eq "$(peak)" "3 2" "-j3: the most weight and files at once (9 runs alone)"
+}
+
+# A bad -j is a usage error; a bad "# jobs:" line fails that file, unrun.
+jobs_errors() {
+	j=-j0 with host/a.t='echo 1..1; echo ok 1 x'
+	check_eq "$rc" 2 "-j0's exit status"
+	j=-j with host/a.t='echo 1..1; echo ok 1 x'
+	check_eq "$rc" 2 "-j's exit status"
+	THPCOW_JOBS=x with host/a.t='echo 1..1; echo ok 1 x'
+	check_eq "$rc" 2 "THPCOW_JOBS=x's exit status"
+	with host/a.t='# jobs: two
+echo 1..1; echo ok 1 x' host/b.t='echo 1..1; echo ok 1 y'
+	check_eq "$last" "1 passed, 1 failed" "last line"
+	check_match "$out" '# tests/host/a\.t: FAILED: a bad "# jobs:" line: two' "the reason"
+}
+
+# The first file not yet shown streams while it runs: a.t waits for the
+# file go, made once a.t's first line is out.
+head_streams() {
+	tree host/a.t='echo 1..1; top=$(dirname "$0")/../..
+for i in $(seq 100); do [ -e "$top/go" ] && echo "ok 1 saw go" && exit; sleep 0.1; done
+echo "not ok 1 no go"' host/b.t='echo 1..1; echo ok 1 b'
+	"$t/tests/check" -j2 >"$t/out" &
+	for _ in $(seq 100); do
+		grep -qs '^1\.\.1$' "$t/out" && break
+		sleep 0.1
+	done
+	touch "$t/go"
+	wait $! || true
+	check_eq "$(tail -n 1 "$t/out")" "2 passed, 0 failed" "last line"
+}
+
+# gone PID: PID ends within 2 s (a signal takes effect a moment after kill
+# returns); a zombie not reaped yet counts as ended.
+gone() {
+	local stat
+	for _ in $(seq 20); do
+		stat=$(ps -o stat= -p "$1") && [[ $stat != Z* ]] || return 0
+		sleep 0.1
+	done
+	echo "$1 is still running"
+	kill "$1"
+	return 1
+}
+
+# A file ended leaves nothing running (a failing one here), and
+# tests/check ended (SIGTERM) ends every file running, a guest's too.
+nothing_left() {
+	local pid
+	j=-j2 with host/a.t='sleep 300 >/dev/null & echo $! >"$(dirname "$0")/../../pid.a"
+echo 1..1; echo not ok 1 a; exit 1'
+	check_eq "$last" "0 passed, 1 failed" "last line"
+	pid=$(cat "$t/pid.a")
+	gone "$pid"
+	tree host/a.t='sleep 300 & echo $! >"$(dirname "$0")/../../pid.a"; wait' guest/b.sh='# vm: --kernel 6.12
+sleep 300 & echo $! >pid.b; wait'
+	"$t/tests/check" -j2 >"$t/out" &
+	for _ in $(seq 100); do
+		[[ -s $t/pid.a && -s $t/pid.b ]] && break
+		sleep 0.1
+	done
+	kill -TERM $!
+	rc=0
+	wait $! || rc=$?
+	check_eq "$rc" 130 "tests/check's exit status"
+	for pid in "$(cat "$t/pid.a")" "$(cat "$t/pid.b")"; do
+		gone "$pid"
+	done
+}
+
 cases=(
 	all_pass            # passes add up across files; exit 0
 	failure_counts      # a "not ok" is a failure; exit non-zero
@@ -200,5 +354,10 @@ cases=(
 	header_forms        # a bare "# vm:", a tab; an unsplittable line fails
 	guest_scripts_all_run # every tests/guest/*.sh has a header or a tests/vm/*.t
 	times_shown         # each file's time; the slowest and the total before the last line
+	parallel_output_as_serial # -j2's output is -j1's but for the times, in order, counted the same
+	parallel_weights    # side by side up to -j's weight; -j1, THPCOW_JOBS=1: one at a time
+	jobs_errors         # a bad -j, THPCOW_JOBS or "# jobs:" line
+	head_streams        # the first file not yet shown streams as it runs
+	nothing_left        # a file's leftovers and, on SIGTERM, every running file, ended
 )
 tap_run "${cases[@]}"

@@ -14,6 +14,8 @@
 # kernel hooks, Debian's and thpcow's, with bookworm's DKMS, on a declined
 # kernel and on a failed build). Needs the build dependencies (make deps)
 # and, for DKMS, root.
+# DKMS builds with make -j, a job a core: tests/check -j counts both.
+# jobs: 2
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -280,7 +282,7 @@ kernel_updates() {
 	dkms_ready
 	need unshare
 	mkdir -p "$ns"
-	cp "$here/deb-kernel-updates.sh" "$ns/run.sh"
+	cp "$repo/tests/lib/deb-kernel-updates.sh" "$ns/run.sh"
 	out=$(unshare -m --propagation private bash "$ns/run.sh" "$tmp/pkg" "$version" "$release" "$ns" 2>&1)
 	grep -E '^(thpcow:|rc |dkms: autoinstall)' <<<"$out" || true
 	check_eq "$(grep -E '^(rc|status)' <<<"$out")" "rc thpcow 6.1: 0
@@ -313,7 +315,7 @@ kernel_updates_chroots() {
 		rm -rf "$root/tmp/thpcow-deb-t"
 		mkdir -p "$root/tmp/thpcow-deb-t/ns"
 		cp -r "$tmp/pkg" "$root/tmp/thpcow-deb-t/pkg"
-		cp "$here/deb-kernel-updates.sh" "$root/tmp/thpcow-deb-t/run.sh"
+		cp "$repo/tests/lib/deb-kernel-updates.sh" "$root/tmp/thpcow-deb-t/run.sh"
 		# shellcheck disable=SC2016 # for sh -c
 		out=$(flock "$root.lock" unshare -m --propagation private sh -c \
 			'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" \

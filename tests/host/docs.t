@@ -46,8 +46,8 @@ thpcowctl collapse --cgroup machine.slice --rate 512	tests/guest/collapse.sh	--r
 thpcowctl collapse --pid 4242 --after-migration	tests/guest/collapse.sh	--after-migration
 thpcowctl collapse --pidfile /run/libvirt/qemu/vm1.pid --await-postcopy 600	tests/guest/collapse.sh	--await-postcopy
 thpcowctl collapse --pid 4242 --min-present 300 --json	tests/guest/collapse.sh	--min-present
-thpcowctl check -w 20 -c 50	tools/thpcowctl/test_cli.c	"check", "-w"
-tests/check host/	tests/host/check.t	"$t/tests/check" ${filter:+"$filter"}
+thpcowctl check -w 20 -c 50	tools/thpcowctl/tests/test_args.c	"check", "-w"
+tests/check host/	tests/host/check.t	"$t/tests/check" ${j:-} ${filter:+"$filter"}
 vm/run --no-module -- uname -r	vm/tests/run.t	vm_run --no-module -- uname -r
 EOF
 )

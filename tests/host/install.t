@@ -10,6 +10,8 @@
 # tree, what thpcow-dkms ships) for the 6.1 headers (files under
 # /lib/modules/6.1.0-*/updates/dkms only; nothing is loaded) and declines a
 # kernel without an option thpcow needs. Needs root for DKMS.
+# DKMS builds with make -j, a job a core: tests/check -j counts both.
+# jobs: 2
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -151,7 +151,7 @@ metrics_atomic() {
 	FAKE=1 metrics_exec "$tmp" # rewrites bin/thpcowctl with the fake
 	"$tmp/bin/thpcowctl" stats -n -r >"$tmp/stats"
 	printf 'policies 2\nglobal_mode zero\n' >>"$tmp/stats"
-	check_eq "$("$repo/tests/guest/prometheus-check.py" "$out/thpcow.prom" "$tmp/stats" 2097152)" ok \
+	check_eq "$("$repo/tests/lib/prometheus-check.py" "$out/thpcow.prom" "$tmp/stats" 2097152)" ok \
 		"prometheus_client parses it"
 	check_eq "$(grep -c '^thpcow_usage_slots 1024$' "$out/thpcow.prom")" 1 \
 		"usage's metrics follow stats'"

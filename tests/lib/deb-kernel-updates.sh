@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/host/deb-kernel-updates.sh PKG VERSION RELEASE DIR [nobuild]:
+# tests/lib/deb-kernel-updates.sh PKG VERSION RELEASE DIR [nobuild]:
 # tests/host/deb.t's kernel_updates, run under `unshare -m` (its mounts die
 # with it; on the host or in vm/kbuild's chroots). PKG is thpcow-dkms
 # extracted, RELEASE the kernel whose headers are here, DIR for the

@@ -67,7 +67,7 @@ allowed=(
 )
 out=$(mktemp -d)
 stats=/sys/kernel/debug/thpcow/stats
-run='' # the directory of the run going on: $out/SELFTEST/RUN (off or a mode)
+rundir='' # the directory of the run going on: $out/SELFTEST/RUN (off or a mode)
 
 # --- the guest's mm settings, the same for every run ------------------------
 
@@ -189,7 +189,7 @@ parse_exit() {
 }
 
 # sub PARSER NAME CMD...: run CMD under the hang limit, its output to
-# $run/NAME.log, its sub-tests appended to $run/results ("hang" when the
+# $rundir/NAME.log, its sub-tests appended to $rundir/results ("hang" when the
 # limit was hit: timeout's 124, or 137 when it had to SIGKILL). With
 # tries=N a CMD that failed (exit status other than 0 or 4), or with
 # finished=FUNCTION one that did not finish (FUNCTION LOG fails; what it
@@ -198,7 +198,7 @@ parse_exit() {
 sub() {
 	local parser=$1 name=$2 rc log t0=$SECONDS try=0 why
 	shift 2
-	log=$run/${name//\//_}.log
+	log=$rundir/${name//\//_}.log
 	while :; do
 		try=$((try + 1))
 		settings_restore
@@ -209,7 +209,7 @@ sub() {
 			why=$("$finished" "$log") && break
 			# kept, and shown with the other logs if the case fails
 			cp "$log" "${log%.log}.try$try.log"
-			echo "${run##*/}: $name: try $try did not finish${why:+ ($why)}; running it again"
+			echo "${rundir##*/}: $name: try $try did not finish${why:+ ($why)}; running it again"
 		else
 			((rc == 0 || rc == 4)) && break
 		fi
@@ -220,8 +220,8 @@ sub() {
 		parse_exit "$name" "$rc"
 	else
 		"parse_$parser" "$name" <"$log"
-	fi >>"$run/results"
-	echo "$name: exit $rc$( ((try == 1)) || echo " (try $try)"), $((SECONDS - t0)) s" >>"$run/exits"
+	fi >>"$rundir/results"
+	echo "$name: exit $rc$( ((try == 1)) || echo " (try $try)"), $((SECONDS - t0)) s" >>"$rundir/exits"
 }
 
 # --- the selftests: what each program's runs are -----------------------------
@@ -385,7 +385,7 @@ run_mode() {
 	: >"$out/$st/$r/results"
 	: >"$out/$st/$r/exits"
 	module_for "$r"
-	run=$out/$st/$r "st_$st"
+	rundir=$out/$st/$r "st_$st"
 	echo "$r: $(counts "$out/$st/$r") ($(runs "$out/$st/$r"))"
 	[[ $r == off ]] && return
 	echo "$r $(for c in $(work "$r"); do echo "$c $(stat_of "$c")"; done | tr '\n' ' ')" >>"$out/work"

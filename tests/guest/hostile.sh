@@ -19,6 +19,8 @@ source "$repo/tests/lib/tap.sh"
 
 ctl=$repo/tools/thpcowctl/thpcowctl
 fuzz=$repo/tests/prog/ioctl_fuzz
+fuzz_count=100000
+env_count fuzz_count THPCOW_FUZZ_COUNT
 dev=/dev/thpcow
 param=/sys/module/thpcow/parameters/default_mode
 dbg=/sys/kernel/debug/thpcow
@@ -139,7 +141,7 @@ fuzz_as_root() {
 	mkdir -p "$cg/thpcow-fuzz"
 	before=$(state)
 	lines=$(dmesg | wc -l)
-	out=$("$fuzz" --count "${THPCOW_FUZZ_COUNT:-100000}" --seed "${THPCOW_FUZZ_SEED:-1}" \
+	out=$("$fuzz" --count "$fuzz_count" --seed "${THPCOW_FUZZ_SEED:-1}" \
 		--cgroup "$cg/thpcow-fuzz" 2>&1) || rc=$?
 	grep -vE '^policy_' <<<"$out"
 	check_eq "$rc" 0 "ioctl_fuzz's exit status"

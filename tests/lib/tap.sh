@@ -62,6 +62,19 @@ check_match() {
 	return 1
 }
 
+# env_count VAR NAME: set VAR (which holds the default) to the environment
+# variable NAME, if set (an override of a number of rounds, seconds or
+# calls). A value that is not a whole number of at least 1 ends the test file with
+# "Bail out!" (no plan, which tests/check counts as a failure): 0 rounds
+# would make a case pass that tested nothing.
+env_count() {
+	local -n env_count_var=$1
+	env_count_var=${!2:-$env_count_var}
+	[[ $env_count_var =~ ^[1-9][0-9]*$ ]] && return
+	echo "Bail out! $2='$env_count_var': not a whole number of at least 1"
+	exit 2
+}
+
 # tap_run CASE... [--long CASE...]: run the cases in order and report them.
 tap_run() {
 	local n=0 pass=0 fail=0 skipped=0 c rc run=() long=() in_long=0

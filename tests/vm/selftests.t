@@ -32,6 +32,7 @@ selftests_on() {
 	THPCOW_SELFTESTS_BIN=$built/$programs vm_run --kernel "$series" --modparams assume_ibt=1 \
 		--mem 3072 --timeout "$timeout" "$@" -- tests/guest/selftests.sh
 	echo "$vm_stdout"
+	tap_fold "$vm_stdout"
 	vm_expect_rc 0
 }
 
@@ -193,4 +194,6 @@ long_cases=(
 	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm, as 6.8's)
 	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm, as 5.15's; 5.10's lack four)
 )
+# the guests' skipped cases count (tap_fold), so the plan comes last
+tap_plan_last=1
 tap_run "${cases[@]}" --long "${long_cases[@]}"

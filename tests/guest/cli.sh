@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # the cases are called through tap_run
 # vm: --kernel 6.1 --timeout 900
 # thpcowctl against the real module, run inside a guest with thpcow loaded
 # (tests/check boots it as the line above says): every verb, its text and
@@ -14,9 +15,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# shellcheck source=../lib/tap.sh
+# shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$repo/tests/lib/tap.sh"
-# shellcheck source=../lib/guest.sh
+# shellcheck source=SCRIPTDIR/../lib/guest.sh
 source "$repo/tests/lib/guest.sh" # ctl wrf ko cg out cg_make cg_clean cgroup_exec guest_done
 
 uapi=$repo/include/uapi/thpcow.h
@@ -28,7 +29,7 @@ tracefs=/sys/kernel/tracing
 event=events/thpcow/thpcow_fault
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-# shellcheck source=../lib/run.sh
+# shellcheck source=SCRIPTDIR/../lib/run.sh
 source "$repo/tests/lib/run.sh" # run, fails, jqso
 
 # A process costs a quarter of a second in the guest (TCG): the helpers
@@ -188,7 +189,7 @@ status_text() {
 	check_eq "$(field "thp enabled")/$(field "thp defrag")" \
 		"$(thp_word enabled)/$(thp_word defrag)" "thp enabled/defrag"
 	check_eq "$(field "thp use_zero_page")/$(field "khugepaged defrag")" \
-		"$(<$thp/use_zero_page)/$(<$thp/khugepaged/defrag)" "use_zero_page/khugepaged defrag"
+		"$(<"$thp"/use_zero_page)/$(<"$thp"/khugepaged/defrag)" "use_zero_page/khugepaged defrag"
 	check_eq "$(field "thp 2048kB enabled")" \
 		"$(if [[ -e $thp/hugepages-2048kB/enabled ]]; then thp_word hugepages-2048kB/enabled; else echo -; fi)" \
 		"thp 2048kB enabled (- before 6.8)"
@@ -201,7 +202,7 @@ status_json() {
 	check_eq "$(jqso '[.policies, .substituted, .fallbacks, .hook_calls] | map(type) | unique')" \
 		'["number"]' "the counters are numbers"
 	check_eq "$(jqso '[.thp_enabled, .thp_defrag, .thp_use_zero_page]')" \
-		"[\"$(thp_word enabled)\",\"$(thp_word defrag)\",\"$(<$thp/use_zero_page)\"]" \
+		"[\"$(thp_word enabled)\",\"$(thp_word defrag)\",\"$(<"$thp"/use_zero_page)\"]" \
 		"the THP settings"
 	# global options before the verb
 	run 0 "$ctl" -J status
@@ -250,6 +251,7 @@ pid_children() {
 	while read -r flags parent_want child_want; do
 		[[ $flags == - ]] && flags=''
 		rm -f "$out/child"
+		# shellcheck disable=SC2016 # the inner shell's
 		spawn parent sh -c '"$0" set --pid $$ $1 zero && { sleep 600 & echo $! >"$2"; wait; }' \
 			"$ctl" "$flags" "$out/child"
 		wait_for file_has "$out/child"
@@ -364,7 +366,7 @@ stats() {
 	run 0 "$ctl" stats -r -o COUNTER,DESCRIPTION
 	check_eq "$(grep -cF 'fallback_alloc Fallbacks:\x20no\x20free\x20THP' <<<"$so")" 1 "-r -o DESCRIPTION"
 	run 0 "$ctl" stats -J -o COUNTER,VALUE
-	check_eq "$(jqso '.counters | map(.counter) | join(" ")')" "\"$(echo $names)\"" "-J -o"
+	check_eq "$(jqso '.counters | map(.counter) | join(" ")')" "\"${names//$'\n'/ }\"" "-J -o"
 	run 0 "$ctl" stats --json
 	check_eq "$(jqso '.counters.substituted')" \
 		"$(awk '$1 == "substituted" { print $2 }' /sys/kernel/debug/thpcow/stats)" \
@@ -401,7 +403,7 @@ stats_prometheus() {
 	# after the last rule went (cleanup), whenever that falls
 	printf '%s\n' "$after" >"$out/prom-debugfs"
 	check_eq "$("$repo/tests/lib/prometheus-check.py" "$out/prom" \
-		"$out/prom-debugfs" "$(<$thp/hpage_pmd_size)" 2>&1)" ok \
+		"$out/prom-debugfs" "$(<"$thp"/hpage_pmd_size)" 2>&1)" ok \
 		"prometheus_client parses it; the values are debugfs'"
 	fails 2 "thpcowctl: stats: --format prometheus takes none of -J, -o, -n, -r, --watch
 Try 'thpcowctl stats --help' for more information." "$ctl" stats --format prometheus --watch 1
@@ -535,6 +537,7 @@ trace_lost_events() {
 	mkfifo "$out/lost"
 	# the reader holds the pipe from the start, and reads it once told to
 	# (a moment without a reader would end the trace with EPIPE)
+	# shellcheck disable=SC2016 # the inner shell's
 	spawn reader sh -c 'exec 3<>"$0"; while [ ! -e "$1" ]; do sleep 0.05; done; exec cat <&3' \
 		"$out/lost" "$out/go-drain" >"$out/lost.json"
 	# (--pid: another process's faults would keep the trace busy)
@@ -635,6 +638,7 @@ trace_stalled_reader() {
 	# Each step says it began: a failure that prints nothing (seen once,
 	# not explained) then shows where it happened.
 	mkfifo "$out/stalled"
+	# shellcheck disable=SC2016 # the inner shell's
 	spawn reader sh -c 'exec sleep 600 <>"$0"' "$out/stalled"
 	spawn tr "$ctl" trace >"$out/stalled"
 	echo "step: trace $tr started, waiting for its instance"
@@ -658,6 +662,7 @@ gone() { [[ ! -e /proc/$1/wchan || $(<"/proc/$1/stat") == *") Z "* ]]; }
 trace_errors() {
 	fails 1 "thpcowctl: trace: $tracefs/$event: permission denied: root is needed" \
 		"${nobody[@]}" "$ctl" trace --count 1
+	# shellcheck disable=SC2016 # the inner shell's
 	fails 1 "thpcowctl: trace: tracefs is not mounted on $tracefs or /sys/kernel/debug/tracing (mount -t tracefs tracefs $tracefs)" \
 		unshare -m sh -c 'umount -l "$1" && umount -l /sys/kernel/debug && exec "$0" trace' \
 		"$ctl" "$tracefs"

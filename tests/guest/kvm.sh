@@ -144,7 +144,8 @@ collapse_while_writing() {
 # it lost; QEMU 7.2's TCG emulation of SVM does that under a heavy host
 # load (1 of 10 kvm.sh runs with two such guests at once beside the debug
 # kernels' suites; a vCPU's registers are no memory of the guest's that
-# thpcow handles). Any other failure is one.
+# thpcow handles). Any other failure is one. Each such run again counts in
+# the "# retries: ..." line after the totals.
 mig() {
 	local name=$1 try rc
 	shift
@@ -153,6 +154,7 @@ mig() {
 		python3 "$guest_repo/vm/mig.py" --accel kvm --ram "$mib" --ctl "$ctl" "$@" >"$out/$name" || rc=$?
 		((rc == 3 && try == 1)) || break
 		echo "the emulated CPU lost the destination guest's state (mig.py's diagnosis above): once more"
+		echo "$name" >>"$out/retries"
 	done
 	cat "$out/$name"
 }
@@ -225,5 +227,8 @@ if [[ $(uname -r) == 6.12.* ]]; then
 	long_cases=(dma_stock collapse_while_writing precopy_stock postcopy_collapse)
 	mapfile -t cases < <(printf '%s\n' "${cases[@]}" | grep -vxF "${long_cases[@]/#/-e}")
 fi
+: >"$out/retries"
 tap_run "${cases[@]}" --long "${long_cases[@]}"
-guest_done $?
+rc=$?
+echo "# retries: vm/mig.py exit 3 $(wc -l <"$out/retries")"
+guest_done "$rc"

@@ -8,9 +8,10 @@
 # vm/run, QEMU runs stale int3s when unloading): where thpcow cannot have a
 # THP it must end exactly where the stock kernel does, and unloading it
 # under load must lose nothing. Each case runs the write-after-read workload (prog/wrf).
-#  - memcg: a cgroup whose memory.max is just above the working set; the
-#    same run under 'kernel' and 'zero' ends the same way (no OOM kill,
-#    right data), the THPs that do not fit counted as charge fallbacks.
+#  - memcg: a cgroup whose memory.max, set after the read phase, has room
+#    for all but one of the THPs; the same run under 'kernel' and 'zero'
+#    ends the same way (no OOM kill, right data), and the THP that does not
+#    fit is counted as a charge fallback (there must be one).
 #  - no free 2 MiB block (tests/prog/fragment, THP defrag 'never'): every
 #    fault that could not get a THP splits as stock and is counted.
 #  - rmmod/insmod 10 times (50 in make check-all: THPCOW_CHECK=all) while 4
@@ -37,15 +38,18 @@ val_of() { sed -n "s/^$2=//p" <<<"$1"; }
 # thps_of NAME: the THPs that back wrf run NAME's region at its end.
 thps_of() { echo $(($(val "$1" anon_huge_kb) / 2048)); }
 
-# memcg_run MODE: the workload under MODE in a fresh cgroup with room for
-# it and 4 MiB more; its output as memcg-MODE, the cgroup's OOM kills
-# and the charge fallbacks as memcg-MODE.counts.
+# memcg_run MODE: the workload under MODE, writing every 16 KiB, in a
+# fresh cgroup; after its read phase, room for all its THPs but one, and
+# 768 KiB (the last 2 MiB needs 512 KiB as 4 KiB pages); its output as
+# memcg-MODE, the cgroup's OOM kills and the charge fallbacks as
+# memcg-MODE.counts.
 memcg_run() {
 	local dir=$cg/thpcow-test/$1 fb0
 	cg_make "$1"
-	echo $(((size + 4) << 20)) >"$dir/memory.max"
 	fb0=$(fallbacks charge)
-	wrf_as "memcg-$1" in_cgroup "$dir" "$ctl" exec "$1" -- "$wrf" --size "$size" --verify
+	wrf_as "memcg-$1" in_cgroup "$dir" "$ctl" exec "$1" -- "$wrf" --size "$size" --stride 16384 \
+		--verify --between "echo \$((\$(cat $dir/memory.current) + $(((regions - 1) * 2048 + 768)) * 1024)) \
+			>$dir/memory.max"
 	echo "$(sed -n 's/^oom_kill //p' "$dir/memory.events")" \
 		"$(($(fallbacks charge) - fb0))" >"$out/memcg-$1.counts"
 	rmdir "$dir"
@@ -71,6 +75,7 @@ memcg_parity() {
 		return 1
 	}
 	check_eq $((thps + fb)) "$regions" "zero: THPs made + charge fallbacks"
+	check_eq "$fb" 1 "zero: charge fallbacks (the one THP that did not fit)"
 	check_eq "$(val memcg-zero thp_split_pmd)" "$fb" "zero: splits = charge fallbacks"
 }
 

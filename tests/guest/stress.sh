@@ -20,7 +20,8 @@ source "$here/../lib/tap.sh"
 source "$here/../lib/guest.sh"
 
 stress=$guest_repo/tests/prog/stress
-secs=${THPCOW_STRESS_SECONDS:-40}
+secs=40
+env_count secs THPCOW_STRESS_SECONDS
 size=256 # MiB live at a time
 trap '"$ctl" clear --global 2>/dev/null; rm -rf "$out"' EXIT
 

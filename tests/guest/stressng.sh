@@ -39,7 +39,7 @@ source "$here/../lib/guest.sh"
 # checked as anywhere. Their guests get 3 GiB (KASAN's shadow and quarantine).
 secs=12 lax=0
 ! debug_kernel || secs=60 lax=1
-secs=${THPCOW_STRESSNG_SECONDS:-$secs}
+env_count secs THPCOW_STRESSNG_SECONDS
 stressng=${THPCOW_STRESSNG:-stress-ng}
 thp=/sys/kernel/mm/transparent_hugepage
 thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp/enabled")

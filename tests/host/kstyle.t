@@ -32,7 +32,7 @@ checkpatch() {
 }
 
 checkpatch_clean() {
-	local cp f out files=() lists=()
+	local cp f out files=() lists=() rc=0 rc2=0
 	cp=$(checkpatch) || skip "no linux-source-*.tar.xz in /usr/src (make deps installs it)"
 	cd "$repo" || return 1
 	# The files that expand the symbol list compat/ksym-list.h into
@@ -43,13 +43,14 @@ checkpatch_clean() {
 		if grep -q '#include "\(compat/\)\?ksym-list\.h"' "$f"; then lists+=("$f"); else files+=("$f"); fi
 	done
 	# LINUX_VERSION_CODE: out-of-tree, module/compat/ must tell the series apart.
-	out=$({
-		"$cp" --no-tree --terse --show-types --ignore LINUX_VERSION_CODE -f "${files[@]}"
-		"$cp" --no-tree --terse --show-types \
-			--ignore LINUX_VERSION_CODE,TRAILING_SEMICOLON,MULTISTATEMENT_MACRO_USE_DO_WHILE -f "${lists[@]}"
-	} | grep -E ': (ERROR|WARNING):' || true)
-	[[ -z $out ]] || {
-		echo "$out"
+	# Its exit status too: 0 also says it ran to its end (a checkpatch.pl
+	# that dies prints no finding).
+	out=$("$cp" --no-tree --terse --show-types --ignore LINUX_VERSION_CODE -f "${files[@]}" 2>&1) || rc=$?
+	out+=$'\n'$("$cp" --no-tree --terse --show-types \
+		--ignore LINUX_VERSION_CODE,TRAILING_SEMICOLON,MULTISTATEMENT_MACRO_USE_DO_WHILE -f "${lists[@]}" 2>&1) || rc2=$?
+	[[ $rc == 0 && $rc2 == 0 ]] || {
+		grep -E ': (ERROR|WARNING):' <<<"$out" || tail -n 5 <<<"$out"
+		echo "checkpatch.pl exited $rc and $rc2"
 		return 1
 	}
 }

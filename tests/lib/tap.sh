@@ -30,13 +30,29 @@
 # then exits 1 if any case failed, else 0. TAP_ONLY='case ...' in the
 # environment runs only those cases (the others are skipped); TAP_SKIP='case
 # ...' skips those.
+#
+# A case that runs a guest's TAP (a host .t around vm/run) shows that TAP as
+# its diagnostics, which nobody counts; `tap_fold TAP` (in the case) makes
+# each of the guest's skipped cases a counted line of the host file's, after
+# the case's own: "ok N CASE: GUEST-CASE # SKIP why". Their number is known
+# only once the guests ran, so a file that folds sets tap_plan_last=1 before
+# tap_run, which then prints the plan last (TAP 13 allows it there).
 
 tap_skip_file=''
+tap_fold_file=''
+tap_plan_last=0
 
 # skip REASON: end the current case as skipped.
 skip() {
 	echo "$*" >"$tap_skip_file"
 	exit 4 # kselftest's KSFT_SKIP
+}
+
+# tap_fold TAP: the skipped cases ("ok N NAME # SKIP why") of a guest's TAP
+# output, to be counted after the current case (see above).
+tap_fold() {
+	[[ -n $tap_fold_file ]] || { echo "tap_fold: the file must set tap_plan_last=1" && return 1; }
+	sed -nE 's/^ok [0-9]+ +([^#]*[^# ]) *# *[Ss][Kk][Ii][Pp] *(.*)$/\1 # SKIP \2/p' <<<"$1" >>"$tap_fold_file"
 }
 
 # check_eq GOT WANT WHAT: fail the case unless GOT is WANT.
@@ -62,9 +78,22 @@ check_match() {
 	return 1
 }
 
+# env_count VAR NAME: set VAR (which holds the default) to the environment
+# variable NAME, if set (an override of a number of rounds, seconds or
+# calls). A value that is not a whole number of at least 1 ends the test file with
+# "Bail out!" (no plan, which tests/check counts as a failure): 0 rounds
+# would make a case pass that tested nothing.
+env_count() {
+	local -n env_count_var=$1
+	env_count_var=${!2:-$env_count_var}
+	[[ $env_count_var =~ ^[1-9][0-9]*$ ]] && return
+	echo "Bail out! $2='$env_count_var': not a whole number of at least 1"
+	exit 2
+}
+
 # tap_run CASE... [--long CASE...]: run the cases in order and report them.
 tap_run() {
-	local n=0 pass=0 fail=0 skipped=0 c rc run=() long=() in_long=0
+	local n=0 pass=0 fail=0 skipped=0 c rc run=() long=() in_long=0 line
 	for c; do
 		if [[ $c == --long ]]; then
 			in_long=1
@@ -79,8 +108,9 @@ tap_run() {
 		long=()
 	fi
 	tap_skip_file=$(mktemp)
+	((!tap_plan_last)) || tap_fold_file=$(mktemp)
 	echo "TAP version 13"
-	echo "1..${#run[@]}"
+	((tap_plan_last)) || echo "1..${#run[@]}"
 	((${#long[@]} == 0)) || echo "# long, not planned (THPCOW_CHECK=all, make check-all, runs them): ${long[*]}"
 	for c in ${run[@]+"${run[@]}"}; do
 		n=$((n + 1))
@@ -95,6 +125,7 @@ tap_run() {
 			continue
 		fi
 		: >"$tap_skip_file"
+		[[ -z $tap_fold_file ]] || : >"$tap_fold_file"
 		set +e
 		(
 			set -e
@@ -111,8 +142,15 @@ tap_run() {
 			echo "not ok $n $c"
 			fail=$((fail + 1))
 		fi
+		# the guests' skipped cases, counted after it
+		while [[ -n $tap_fold_file ]] && read -r line; do
+			n=$((n + 1))
+			echo "ok $n $c: $line"
+			skipped=$((skipped + 1))
+		done <"${tap_fold_file:-/dev/null}"
 	done
-	rm -f "$tap_skip_file"
+	rm -f "$tap_skip_file" "$tap_fold_file"
+	((!tap_plan_last)) || echo "1..$n"
 	echo "# Totals: pass:$pass fail:$fail skip:$skipped"
 	((fail == 0))
 }

@@ -20,9 +20,12 @@
  * Policies: changes go only to targets this program owns (a child it forks,
  * the cgroup v2 directory DIR given with --cgroup, which should be empty and
  * its own), to pids that do not exist, to kernel threads (refused) and to
- * the global mode; reads go anywhere. Every SET that succeeded is undone at
- * the end (CLEARs, the global mode put back), and the policy list (LIST) and
- * the global mode must then be what they were before: "policies unchanged".
+ * the global mode; reads go anywhere. A SET that succeeded on any other
+ * target (a kernel thread, a pid that does not exist, another cgroup, an
+ * unknown scope) was wrongly accepted: printed as wrongly_accepted and
+ * counted as unexpected. Every SET that succeeded is undone at the end
+ * (CLEARs, the global mode put back), and the policy list (LIST) and the
+ * global mode must then be what they were before: "policies unchanged".
  *
  * Generic ioctls that the VFS handles before any driver (magic 0x00, 'T',
  * 'X', 'f', 0x94: FIOCLEX, FIONBIO, FIFREEZE, FICLONE, FS_IOC_*, ...) are
@@ -32,7 +35,9 @@
  * --probe: open the device and make one well-formed call of each command,
  * printing "name ok" or "name ERRNO" (open, version, stats, list, usage,
  * get_global, get_pid, set_global: the global mode set to itself,
- * clear_pid: this process, which has no policy: ENOENT for root).
+ * clear_pid: this process, which has no policy: ENOENT for root;
+ * set_kthread: a 'zero' rule on pid 2, kthreadd, a kernel thread: EINVAL for
+ * root, and a rule it wrongly got is cleared again).
  *
  * --usage-checks: well-formed and malformed THPCOW_IOC_USAGE calls, one
  * "name result" line each (what tests/guest/usage.sh expects of them).
@@ -576,6 +581,10 @@ static int probe(const char *device)
 		policy_call(THPCOW_IOC_SET, THPCOW_SCOPE_GLOBAL, 0, 0, g.mode, NULL)));
 	printf("clear_pid %s\n", result(policy_call(THPCOW_IOC_CLEAR, THPCOW_SCOPE_PID,
 						    getpid(), 0, 0, NULL)));
+	err = policy_call(THPCOW_IOC_SET, THPCOW_SCOPE_PID, 2, 0, THPCOW_MODE_ZERO, NULL);
+	printf("set_kthread %s\n", result(err));
+	if (!err)
+		policy_call(THPCOW_IOC_CLEAR, THPCOW_SCOPE_PID, 2, 0, 0, NULL);
 	return 0;
 }
 
@@ -656,6 +665,21 @@ static void set_known(uint32_t scope, int32_t pid, int32_t fd)
 		track(&p);
 }
 
+/* A SET that succeeded: on a target of ours (or the global mode)? */
+static bool set_target_ours(const struct thpcow_policy *p)
+{
+	switch (p->scope) {
+	case THPCOW_SCOPE_GLOBAL:
+		return true;
+	case THPCOW_SCOPE_PID:
+		return p->pid == child;
+	case THPCOW_SCOPE_CGROUP:
+		return cgroup_fd >= 0 && p->cgroup_fd == cgroup_fd;
+	default:
+		return false;
+	}
+}
+
 static bool errno_allowed(int e)
 {
 	unsigned int i;
@@ -721,8 +745,15 @@ static int fuzz(unsigned long long count, unsigned long long seed,
 			else
 				other_ok++;
 			/* SET succeeded (with ABI 1's or a longer structure) */
-			if (_IOC_TYPE(cmd) == THPCOW_IOC_MAGIC && nr == _IOC_NR(THPCOW_IOC_SET))
-				track((struct thpcow_policy *)req);
+			if (_IOC_TYPE(cmd) == THPCOW_IOC_MAGIC && nr == _IOC_NR(THPCOW_IOC_SET)) {
+				struct thpcow_policy *p = (struct thpcow_policy *)req;
+
+				if (!set_target_ours(p) && unexpected++ < 20)
+					printf("wrongly_accepted SET scope=%u pid=%d cgroup_fd=%d mode=%u\n",
+					       p->scope, p->pid, p->cgroup_fd, p->mode);
+				if (p->scope == THPCOW_SCOPE_PID || p->scope == THPCOW_SCOPE_CGROUP)
+					track(p);
+			}
 		} else if (ret == -1 && e > 0 && e < MAX_ERRNO && errno_allowed(e)) {
 			by_errno[e]++;
 		} else {

@@ -20,6 +20,7 @@ collapse_on() {
 	shift
 	vm_run --kernel "$series" --tcg-threads single --timeout 900 "$@" -- tests/guest/collapse.sh
 	grep -E '^(not ok|ok .*# SKIP|# Totals)' <<<"$vm_stdout" || true
+	tap_fold "$vm_stdout"
 	[[ $vm_rc == 0 ]] || grep '^#' <<<"$vm_stdout" | tail -n 30
 	vm_expect_rc 0
 }
@@ -32,6 +33,7 @@ unsupported_5_10() {
 	vm_run --kernel 5.10 --no-module --tcg-threads single --timeout 300 -- \
 		env COLLAPSE_ONLY_UNSUPPORTED=1 tests/guest/collapse.sh
 	grep -E '^(not ok|# Totals)' <<<"$vm_stdout" || true
+	tap_fold "$vm_stdout"
 	[[ $vm_rc == 0 ]] || grep '^#' <<<"$vm_stdout" | tail -n 30
 	vm_expect_rc 0
 }
@@ -46,4 +48,6 @@ long_cases=(
 	collapse_6_1_debug  # 6.1-debug (vm/build-kernel), thpcow loaded
 	collapse_6_12_debug # 6.12-debug, the same
 )
+# the guests' skipped cases count (tap_fold), so the plan comes last
+tap_plan_last=1
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -20,6 +20,7 @@ loadfail_on() {
 	vm_testmod tests/modules/holdhook "$1"
 	THPCOW_HOLDHOOK=$vm_ko vm_run --kernel "$1" --timeout "$2" -- tests/guest/loadfail.sh
 	echo "$vm_stdout"
+	tap_fold "$vm_stdout"
 	vm_expect_rc 0
 }
 
@@ -35,4 +36,6 @@ long_cases=(
 	loadfail_6_1_debug  # 6.1-debug (vm/build-kernel)
 	loadfail_6_12_debug # 6.12-debug
 )
+# the guests' skipped cases count (tap_fold), so the plan comes last
+tap_plan_last=1
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -32,6 +32,7 @@ selftests_on() {
 	THPCOW_SELFTESTS_BIN=$built/$programs vm_run --kernel "$series" --modparams assume_ibt=1 \
 		--mem 3072 --timeout "$timeout" "$@" -- tests/guest/selftests.sh
 	echo "$vm_stdout"
+	tap_fold "$vm_stdout"
 	vm_expect_rc 0
 }
 
@@ -108,10 +109,64 @@ reruns_hugetlb_abort() {
 		'hugetlb: exit 1' 'hugetlb: not ok 2 userfaultfd' \
 		'hugetlb: # zero: userfaultfd/unit: try 2 did not finish' \
 		'hugetlb: # zero: pass 5 fail 1 skip 0 hang 0 (userfaultfd/unit: exit 1 (try 3)' \
-		'hugetlb: # zero: differs from off: userfaultfd/unit/events on hugetlb'; do
+		'hugetlb: # zero: differs from off: userfaultfd/unit/events on hugetlb' \
+		'flaky: # retries: userfaultfd/unit 3' 'anon: # retries: userfaultfd/unit 0' \
+		'hugetlb: # retries: userfaultfd/unit 4'; do
 		echo "$vm_stdout" | grep -qF "$f" || { echo "no line '$f'" && return 1; }
 	done
 	! echo "$vm_stdout" | grep -q '^anon: .*did not finish' || { echo "anon: an ERROR on anon memory was run again" && return 1; }
+}
+
+# Each run judged once, with stand-ins on 6.1 (each case of
+# tests/guest/selftests.sh that one needs, with THPCOW_SELFTESTS_LIMIT=5):
+#   once     split_huge_page_test fails its first run with thpcow loaded
+#            (in 'zero'), then passes: not run again, the case fails;
+#   hang     khugepaged reports one step, then hangs, off and each mode
+#            alike: the case fails, the step it reported is compared;
+#   nocopy   cow only writes after a read (wrf, madvised, no fork): 'copy'
+#            substitutes and never copies, and module_worked fails.
+judges_each_run_once() {
+	local fake=$vm_scratch/fake f
+	mkdir -p "$fake"
+	cat >"$fake/split_huge_page_test" <<-'EOF'
+		#!/bin/sh
+		[ -d /sys/module/thpcow ] && [ ! -e /tmp/split-failed ] &&
+			touch /tmp/split-failed && echo "Still AnonHugePages not split" && exit 1
+		exit 0
+	EOF
+	cat >"$fake/khugepaged" <<-'EOF'
+		#!/bin/sh
+		echo "Run test: collapse_full (anon)"
+		echo "Collapse fully populated PTE table.... OK"
+		exec sleep 60
+	EOF
+	cat >"$fake/cow" <<-EOF
+		#!/bin/sh
+		"$repo/prog/wrf" --size 8 --madvise hugepage >/dev/null && echo "ok 1 write after read" || echo "not ok 1 write after read"
+	EOF
+	chmod +x "$fake"/*
+	# shellcheck disable=SC2016 # the guest's shell expands them
+	vm_run --timeout 600 -- bash -c 'export THPCOW_SELFTESTS_BIN=$0 THPCOW_SELFTESTS_LIMIT=5
+	for f in "once split_huge_page_test" "hang khugepaged" "nocopy cow module_worked"; do
+		TAP_ONLY=${f#* } tests/guest/selftests.sh 2>&1 | sed "s/^/${f%% *}: /"
+		echo "${f%% *}: exit ${PIPESTATUS[0]}"
+	done' "$fake"
+	vm_expect_rc 0 || return 1
+	echo "$vm_stdout" | grep -E '^[a-z]+: (ok|not ok|#.*(differs|hung|over all|retries)|exit)'
+	for f in 'once: exit 1' 'once: not ok 3 split_huge_page_test' \
+		'once: # zero: differs from off: split_huge_page_test' \
+		'hang: exit 1' 'hang: not ok 1 khugepaged' \
+		'hang: # off: hung (killed after 5s; its sub-tests until then are compared): khugepaged' \
+		'hang: # copy: hung (killed after 5s; its sub-tests until then are compared): khugepaged' \
+		'hang: # retries: khugepaged 0' \
+		'nocopy: exit 1' 'nocopy: ok 10 cow' 'nocopy: not ok 11 module_worked' \
+		'nocopy: # copy: copied over all its runs: 0'; do
+		echo "$vm_stdout" | grep -qF "$f" || { echo "no line '$f'" && return 1; }
+	done
+	for f in 'nocopy: # zero: substituted over all its runs: 0' 'nocopy: # copy: substituted over all its runs: 0' \
+		'hang: # zero: differs from off' 'once: # copy: differs from off'; do
+		! echo "$vm_stdout" | grep -qF "$f" || { echo "a line '$f'" && return 1; }
+	done
 }
 
 cd "$repo" || exit 1
@@ -123,6 +178,7 @@ built=$(vm/selftests-build "${series[@]}" 2>"$vm_scratch/build.log") || built=''
 cases=(
 	selftests_6_1    # bookworm's 6.1 (selftests/vm)
 	reruns_hugetlb_abort # which runs of a program are run again
+	judges_each_run_once # a failure once, a hang, a mode that did not work: each fails
 )
 # make check-all only: the same comparison on the other series; make check
 # runs core.sh and modes.sh with thpcow there (compat.t)
@@ -138,4 +194,6 @@ long_cases=(
 	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm, as 6.8's)
 	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm, as 5.15's; 5.10's lack four)
 )
+# the guests' skipped cases count (tap_fold), so the plan comes last
+tap_plan_last=1
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cgroup.h"
 #include "cmd_apply.h"
 #include "conf.h"
 #include "device.h"
@@ -85,6 +86,8 @@ static int apply_rules(int fd, const struct conf *c, struct target *t,
 	size_t i, n;
 
 	for (i = 0; i < c->n; i++) {
+		if (t[i].scope == THPCOW_SCOPE_NR)	/* skipped */
+			continue;
 		snprintf(where, sizeof(where), "%s:%u", c->rules[i].file,
 			 c->rules[i].line);
 		error_context(where);
@@ -109,8 +112,30 @@ static int apply_rules(int fd, const struct conf *c, struct target *t,
 	return failed;
 }
 
-/* --check: every cgroup of c must exist (apply fails as a whole if not). */
-static int conf_check_cgroups(const struct conf *c, const char *name)
+/*
+ * A "cgroup?" rule whose cgroup does not exist (yet): skipped, one line on
+ * standard output saying so.
+ */
+static bool skipped(const struct conf_rule *r, const char *mnt)
+{
+	char abs[PATH_MAX], rel[PATH_MAX];
+
+	if (!r->optional ||
+	    cgroup_resolve(mnt, r->cgroup, abs, sizeof(abs), rel, sizeof(rel)) ||
+	    access(abs, F_OK) == 0 || errno != ENOENT)
+		return false;
+	printf("%s:%u: cgroup? %s: no such cgroup yet: skipped (apply again "
+	       "once it exists: systemctl reload thpcow)\n", r->file, r->line,
+	       r->cgroup);
+	return true;
+}
+
+/*
+ * --check: every cgroup of c must exist (apply fails as a whole if not),
+ * but for the "cgroup?" ones.
+ */
+static int conf_check_cgroups(const struct conf *c, const char *name,
+			      const char *mnt)
 {
 	char where[PATH_MAX];
 	struct scope_arg s;
@@ -119,7 +144,8 @@ static int conf_check_cgroups(const struct conf *c, const char *name)
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		if (c->rules[i].scope != THPCOW_SCOPE_CGROUP)
+		if (c->rules[i].scope != THPCOW_SCOPE_CGROUP ||
+		    skipped(&c->rules[i], mnt))
 			continue;
 		memset(&s, 0, sizeof(s));
 		s.scope = THPCOW_SCOPE_CGROUP;
@@ -139,8 +165,8 @@ static int conf_check_cgroups(const struct conf *c, const char *name)
 	return missing ? -1 : 0;
 }
 
-/* Open the device and every cgroup of c, then apply c. */
-static int conf_apply(const struct conf *c, const char *name)
+/* Open the device and every cgroup of c (not a skipped one), then apply c. */
+static int conf_apply(const struct conf *c, const char *name, const char *mnt)
 {
 	struct target *t = calloc(c->n + 1, sizeof(*t));
 	char where[PATH_MAX];
@@ -154,6 +180,10 @@ static int conf_apply(const struct conf *c, const char *name)
 	}
 	fd = device_open();
 	for (opened = 0; fd >= 0 && opened < c->n; opened++) {
+		if (skipped(&c->rules[opened], mnt)) {
+			t[opened].scope = THPCOW_SCOPE_NR;
+			continue;
+		}
 		memset(&s, 0, sizeof(s));
 		s.scope = c->rules[opened].scope;
 		s.cgroup = c->rules[opened].cgroup;
@@ -170,7 +200,8 @@ static int conf_apply(const struct conf *c, const char *name)
 	if (fd >= 0 && opened == c->n)
 		ret = apply_rules(fd, c, t, name);
 	for (i = 0; i < opened; i++)
-		target_close(&t[i]);
+		if (t[i].scope != THPCOW_SCOPE_NR)
+			target_close(&t[i]);
 	free(t);
 	if (fd >= 0)
 		close(fd);
@@ -236,8 +267,8 @@ static int cmd_apply(const struct verb *v, int argc, char *argv[])
 	else
 		snprintf(what, sizeof(what), "%s", name);
 	if (!ret)
-		ret = check ? conf_check_cgroups(&c, what) :
-		      conf_apply(&c, what);
+		ret = check ? conf_check_cgroups(&c, what, mnt) :
+		      conf_apply(&c, what, mnt);
 	if (!ret && !check)
 		printf("applied %s\n", what);
 	conf_free(&c);

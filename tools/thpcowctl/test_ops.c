@@ -3,11 +3,13 @@
  * Host tests of the operations' side of thpcowctl, without a module: what
  * reload and status decide (reload.c: a QEMU still receiving an incoming
  * migration, in a /proc made of files; the loaded module's version against
- * the installed one's), reload's command line. TAP 13 on stdout; the plan
- * is counted from the table.
+ * the installed one's), reload's command line, and thpcow.conf's "cgroup?"
+ * lines (conf.c, and apply --check of a cgroup that does not exist). TAP
+ * 13 on stdout; the plan is counted from the table.
  * Usage: test_ops PATH/TO/thpcowctl
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "reload.h"
 #include "thpcowctl.h"
 
@@ -149,6 +152,47 @@ static int test_version(const void *arg)
 	return 0;
 }
 
+struct optional_case {
+	const char *line;
+	int errors;
+	bool optional;
+	size_t n;	/* rules */
+};
+
+static const struct optional_case optional_cases[] = {
+	{ "cgroup? /qemu.slice zero\n", 0, true, 1 },
+	/* the plain form stays all-or-nothing */
+	{ "cgroup /qemu.slice zero\n", 0, false, 1 },
+	{ "cgroup? /qemu.slice\n", 1, false, 0 },
+	/* one cgroup, one rule, whichever form */
+	{ "cgroup? /qemu.slice zero\ncgroup /qemu.slice copy\n", 1, false, 0 },
+};
+
+static int test_optional(const void *arg)
+{
+	const struct optional_case *c = arg;
+	struct conf conf = { 0 };
+	char got[16], want[16];
+	FILE *in;
+	int errors;
+
+	in = fmemopen((void *)c->line, strlen(c->line), "r");
+	if (!in)
+		return mismatch("fmemopen", "failed", "a FILE");
+	errors = conf_parse(in, "test.conf", "/sys/fs/cgroup", &conf);
+	fclose(in);
+	snprintf(got, sizeof(got), "%d", errors);
+	snprintf(want, sizeof(want), "%d", c->errors);
+	if (errors != c->errors)
+		return mismatch("errors", got, want);
+	if (conf.n != c->n || (c->n && (conf.rules[0].optional != c->optional ||
+					strcmp(conf.rules[0].cgroup, "/qemu.slice"))))
+		return mismatch("the rule", conf.n ? conf.rules[0].cgroup : "none",
+				c->optional ? "/qemu.slice, optional" : "/qemu.slice");
+	conf_free(&conf);
+	return 0;
+}
+
 /*
  * thpcowctl ARGS (c[0]), c[3] (if any) its standard input: its exit status
  * (c[1]), with c[2] in its standard error and output.
@@ -183,6 +227,17 @@ static const char *const cli_unknown[] = {
 static const char *const cli_arg[] = {
 	"reload now", "2", "thpcowctl: reload: unexpected argument 'now'", NULL
 };
+#define ABSENT	"/thpcow-test-absent.slice"
+static const char *const cli_optional[] = {
+	"apply --check -", "0",
+	"<stdin>:1: cgroup? " ABSENT ": no such cgroup yet: skipped",
+	"cgroup? " ABSENT " zero"
+};
+static const char *const cli_required[] = {
+	"apply --check -", "1",
+	"1 cgroup cannot be opened: apply would change nothing",
+	"cgroup " ABSENT " zero"
+};
 
 struct test {
 	const char *desc;
@@ -202,6 +257,12 @@ static const struct test tests[] = {
 	{ "version: unknown", test_version, &version_cases[3] },
 	{ "cli: reload --bogus", test_cli, cli_unknown },
 	{ "cli: reload ARG", test_cli, cli_arg },
+	{ "conf: cgroup? PATH MODE", test_optional, &optional_cases[0] },
+	{ "conf: cgroup PATH MODE", test_optional, &optional_cases[1] },
+	{ "conf: cgroup? without a mode", test_optional, &optional_cases[2] },
+	{ "conf: cgroup? and cgroup, the same cgroup", test_optional, &optional_cases[3] },
+	{ "cli: apply --check, cgroup? of no cgroup", test_cli, cli_optional },
+	{ "cli: apply --check, cgroup of no cgroup", test_cli, cli_required },
 };
 
 int main(int argc, char *argv[])

@@ -74,7 +74,7 @@ boot() {
 	cp -a "$base" "$root" || { echo "cannot copy $base"; return 1; }
 	make -s install-all DESTDIR="$root" PREFIX=/usr KERNELRELEASE="$release61" \
 		KERNEL_DIR="/usr/src/linux-headers-$release61" >&2 || { echo "make install-all failed"; return 1; }
-	printf '# tests/vm/systemd.t\nglobal kernel\ncgroup /machine.slice zero  # the guests\n' \
+	printf '# tests/vm/systemd.t\nglobal kernel\ncgroup /machine.slice zero  # the guests\ncollapse-hook on\n' \
 		>"$root/etc/thpcow.conf"
 	echo "options thpcow default_mode=zero" >"$root/etc/modprobe.d/thpcow.conf"
 	if ! sysguest_test_unit "$root" tests/guest/systemd.sh \

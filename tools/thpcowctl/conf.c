@@ -9,6 +9,8 @@
  *	cgroup? PATH MODE		the same, skipped by apply while PATH
  *					does not exist (made later: a slice
  *					of the first guest's, kubelet's)
+ *	collapse-hook on|off		the libvirt hook (not a rule: read by
+ *					dist/libvirt-hook-qemu; off without it)
  *
  * Every bad line is reported as "FILE:LINE: what is wrong"; a file with
  * any is not used at all.
@@ -143,6 +145,13 @@ static int parse_rule(const struct conf_line *l, const char *mnt,
 		r->scope = THPCOW_SCOPE_CGROUP;
 		r->optional = kw[6] == '?';
 		return line_cgroup(l, mnt, &r->cgroup);
+	}
+	if (!strcmp(kw, "collapse-hook")) {
+		if (l->n != 2 || (strcmp(l->word[1], "on") &&
+				  strcmp(l->word[1], "off")))
+			return line_error(l, "expected 'collapse-hook on' or "
+					  "'collapse-hook off'");
+		return 0;
 	}
 	if (!strcmp(kw, "pid"))
 		return line_error(l, "pid rules do not belong in a file (pids "

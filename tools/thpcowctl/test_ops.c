@@ -166,6 +166,9 @@ static const struct optional_case optional_cases[] = {
 	{ "cgroup? /qemu.slice\n", 1, false, 0 },
 	/* one cgroup, one rule, whichever form */
 	{ "cgroup? /qemu.slice zero\ncgroup /qemu.slice copy\n", 1, false, 0 },
+	/* the hook's switch: no rule, and apply takes the file */
+	{ "collapse-hook on\ncgroup /qemu.slice zero\ncollapse-hook off\n", 0, false, 1 },
+	{ "collapse-hook yes\n", 1, false, 0 },
 };
 
 static int test_optional(const void *arg)
@@ -261,6 +264,8 @@ static const struct test tests[] = {
 	{ "conf: cgroup PATH MODE", test_optional, &optional_cases[1] },
 	{ "conf: cgroup? without a mode", test_optional, &optional_cases[2] },
 	{ "conf: cgroup? and cgroup, the same cgroup", test_optional, &optional_cases[3] },
+	{ "conf: collapse-hook on, off", test_optional, &optional_cases[4] },
+	{ "conf: collapse-hook yes", test_optional, &optional_cases[5] },
 	{ "cli: apply --check, cgroup? of no cgroup", test_cli, cli_optional },
 	{ "cli: apply --check, cgroup of no cgroup", test_cli, cli_required },
 };

@@ -199,7 +199,7 @@ upgrade_keeps() {
 	install_version "$next" next/ "upgrade" || return 1
 	kept "$next" "$pid"
 	check_match "$(thpcowctl status)" \
-		$'\nThe loaded module is '"${version//./\\.}"', the installed one '"${next//./\\.}"': reload it \\(thpcowctl reload\\)' \
+		$'\nThe loaded module is '"${version//./\\.}"', the installed one '"${next//./\\.}"': reload it \(thpcowctl reload\)' \
 		"status after the upgrade"
 	check_match "$(thpcowctl check)" "^THPCOW WARNING - .*the loaded module ${version//./\\.} is older than the installed ${next//./\\.}" \
 		"check after the upgrade"

@@ -20,7 +20,9 @@
 #                   $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra through the
 #                   kernel's modules_install (its signing and compression), then depmod
 #   make deb        the Debian packages thpcow-dkms and thpcowctl, into
-#                   build/deb/ (dpkg-buildpackage, unsigned, from a copy of the tree)
+#                   build/deb/ (dpkg-buildpackage, unsigned, from a copy of the tree);
+#                   DEB_VERSION=V: as version V (THPCOW_VERSION and a changelog
+#                   entry changed in the copy; tests/vm/packages.t's upgrade)
 #   make install-dkms-src  the module's sources and dkms.conf (its
 #                   PACKAGE_VERSION the header's), alone, into
 #                   $(DESTDIR)/usr/src/thpcow-VERSION
@@ -198,6 +200,12 @@ deb:
 	git ls-files -co --exclude-standard | grep -vxF -f $(DEB_DIR)/deleted | \
 		xargs -d '\n' cp -P --parents -t $(DEB_DIR)/src
 	rm $(DEB_DIR)/deleted
+ifneq ($(DEB_VERSION),)
+	sed -i 's/^\(#define THPCOW_VERSION[[:space:]]*\)".*"$$/\1"$(DEB_VERSION)"/' $(DEB_DIR)/src/include/uapi/thpcow.h
+	{ printf 'thpcow ($(DEB_VERSION)) unstable; urgency=medium\n\n  * %s as %s (make deb DEB_VERSION=).\n\n -- %s  %s\n\n' \
+		$(VERSION) $(DEB_VERSION) "$$(dpkg-parsechangelog -S Maintainer)" "$$(date -R)"; cat debian/changelog; } \
+		>$(DEB_DIR)/src/debian/changelog
+endif
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb

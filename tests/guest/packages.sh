@@ -12,6 +12,12 @@
 #   reboot   (the next boot) the rule is back; the module reloaded as after
 #            an upgrade; Secure Boot's failure as far as a guest without
 #            UEFI shows it
+#   upgrade  (the next boot) apt-get install of the same tree as the next
+#            version (make deb DEB_VERSION=, in /var/local/thpcow-debs/next)
+#            with thpcow.service, the metrics timer, a rule and a process
+#            under it running: all of it as it was, the metrics fresh, the
+#            loaded module the older one until thpcowctl reload; then the
+#            downgrade back, the same
 #   update   (trixie) a kernel update: the next kernel and its headers
 #            installed with apt, DKMS builds thpcow for it through
 #            thpcow's kernel hook (7.x widened in /etc/dkms/thpcow.conf)
@@ -92,32 +98,43 @@ write_after_read() {
 	check_eq "$(($(substituted) - before))" 8 "substituted"
 }
 
-# docs/install.md's checks on one guest: a QEMU stand-in in machine.slice whose
-# pid is where libvirt keeps it.
-one_guest() {
-	local pid
+# start_vm1: a QEMU stand-in in machine.slice (wrf holding 16 MiB it wrote
+# after reading) whose pid is where libvirt keeps it.
+start_vm1() {
 	mkdir -p /run/libvirt/qemu
 	systemd-run --quiet --slice=machine.slice --unit=vm1 -p StandardOutput=file:/run/vm1.out \
 		"$wrf" --size 16 --hold
 	for _ in $(seq 100); do grep -q ready /run/vm1.out 2>/dev/null && break; sleep 0.2; done
 	systemctl show -P MainPID vm1 >/run/libvirt/qemu/vm1.pid
+}
+anon_huge_kb() { awk '$1 == "AnonHugePages:" { print $2 }' "/proc/$1/smaps_rollup"; }
+
+# docs/install.md's checks on one guest.
+one_guest() {
+	local pid
+	start_vm1
 	pid=$(cat /run/libvirt/qemu/vm1.pid)
 	check_match "$(thpcowctl get --pid "$pid")" $'effective mode: +zero\neffective scope: +cgroup' \
 		"thpcowctl get --pid: the cgroup rule in effect"
 	check_match "$(thpcowctl stats)" $'substituted +[1-9]' "thpcowctl stats"
-	check_eq "$(grep AnonHugePages "/proc/$pid/smaps_rollup" | awk '{ print $2 }')" 16384 \
-		"AnonHugePages in smaps_rollup"
+	check_eq "$(anon_huge_kb "$pid")" 16384 "AnonHugePages in smaps_rollup"
 	systemctl stop vm1
 }
 
 # The libvirt hook the package installs where libvirt reads it, called as
-# libvirt calls it: on "migrate begin" it starts thpcow-collapse@NAME, which
+# libvirt calls it: off as installed; with "collapse-hook on" in
+# /etc/thpcow.conf, on "migrate begin" it starts thpcow-collapse@NAME, which
 # waits for QEMU's pid file (tests/vm/systemd.t runs the rest). Used here so
 # that the purge has something to remove.
 libvirt_hook() {
 	local unit=thpcow-collapse@vm2.service
 	check_eq "$(dpkg-query -W -f='${Conffiles}' thpcowctl | awk '$1 == "/etc/libvirt/hooks/qemu.d/thpcow" { print $1 }')" \
 		/etc/libvirt/hooks/qemu.d/thpcow "the hook: a conffile"
+	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
+	sleep 1
+	check_eq "$(systemctl show -P ActiveState "$unit")" inactive "$unit: not started, the hook being off"
+	echo 'collapse-hook on' >>/etc/thpcow.conf
+	thpcowctl apply --check
 	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
 	unit_until "$unit" ActiveState '!inactive'
 	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
@@ -164,16 +181,83 @@ reload_module() {
 	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
 }
 
-# After an upgrade, until the module is reloaded, thpcowctl status says that
-# the loaded module is not the installed one: here the loaded one's version
-# (sysfs) made an older one by a file bound over it.
-version_mismatch() {
+# An upgrade (N -> N+1) and the downgrade back, as apt-get install of the
+# packages: with thpcow.service, the metrics timer (enabled by metrics), the
+# rule (reload_applies') and vm1 running, each leaves them as they were:
+# thpcow.service not restarted, the timer running and the metrics file
+# written again after it, the rule kept, vm1's THPs whole, a new process's
+# too; DKMS built the installed version. The loaded module stays the one
+# loaded at boot (N), which thpcowctl status says while N+1 is installed.
+# (0.2.0's preinst stopped all three on upgrade, and nothing started them.)
+upgrade_keeps() {
+	local next pid
+	next=$(cat "$out/next-version")
 	check_eq "$(thpcowctl status | grep -c '^The loaded module')" 0 "status: the same version"
-	echo 0.1.0 >/run/thpcow-old-version
-	mount --bind /run/thpcow-old-version /sys/module/thpcow/version
+	start_vm1
+	pid=$(cat /run/libvirt/qemu/vm1.pid)
+	check_eq "$(anon_huge_kb "$pid")" 16384 "vm1's AnonHugePages before"
+	install_version "$next" next/ "upgrade" || return 1
+	kept "$next" "$pid"
 	check_match "$(thpcowctl status)" \
-		$'\nThe loaded module is 0\\.1\\.0, the installed one '"${version//./\\.}"': reload it' "status after an upgrade"
-	umount /sys/module/thpcow/version
+		$'\nThe loaded module is '"${version//./\\.}"', the installed one '"${next//./\\.}"': reload it \(thpcowctl reload\)' \
+		"status after the upgrade"
+	check_match "$(thpcowctl check)" "^THPCOW WARNING - .*the loaded module ${version//./\\.} is older than the installed ${next//./\\.}" \
+		"check after the upgrade"
+}
+# thpcowctl reload with vm1 running: the installed module loaded, the rule
+# applied again, the timer running, vm1's THPs kept. (Its refusal during an
+# incoming migration is tools/thpcowctl/tests/test_ops.c's: a stand-in QEMU would
+# have to name its own vCPU thread, which only a program of its own can.)
+reload_upgraded() {
+	local next
+	next=$(cat "$out/next-version")
+	thpcowctl reload
+	check_eq "$(cat /sys/module/thpcow/version)" "$next" "the loaded module after reload"
+	check_eq "$(thpcowctl status | grep -c '^The loaded module')" 0 "status: the same version"
+	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
+	check_eq "$(systemctl show -P ActiveState thpcow-metrics.timer)" active "thpcow-metrics.timer"
+	check_eq "$(anon_huge_kb "$(cat /run/libvirt/qemu/vm1.pid)")" 16384 "vm1's AnonHugePages"
+	wrf_in_machine_slice
+}
+downgrade_keeps() {
+	local next
+	next=$(cat "$out/next-version")
+	install_version "$version" "" "downgrade" --allow-downgrades || return 1
+	kept "$version" "$(cat /run/libvirt/qemu/vm1.pid)"
+	check_match "$(thpcowctl status)" $'\nThe loaded module is '"${next//./\\.}"', the installed one '"${version//./\\.}" \
+		"status after the downgrade"
+	thpcowctl reload
+	check_eq "$(cat /sys/module/thpcow/version)" "$version" "the loaded module after reload"
+	systemctl stop vm1
+}
+# install_version VERSION DIR WHAT [APT-OPTION...]: apt-get install of
+# VERSION's two packages from $debs/DIR; timestamps for kept.
+install_version() {
+	local v=$1 t0=$SECONDS
+	since=$(systemctl show -P ActiveEnterTimestampMonotonic thpcow.service)
+	apt-get -q -y "${@:4}" install "$debs/$2thpcow-dkms_${v}_all.deb" "$debs/$2thpcowctl_${v}_amd64.deb" \
+		>"$out/$3.log" 2>&1 || { tail -n 40 "$out/$3.log"; return 1; }
+	grep -E '^(Unpacking|Setting up) thpcow|systemd|DKMS' "$out/$3.log" | tail -n 12
+	echo "apt-get install ($3 to $v): $((SECONDS - t0)) s"
+	installed_at=$(date +%s)
+}
+# kept VERSION PID: after install_version, all as it was.
+kept() {
+	local prom=/var/lib/prometheus/node-exporter/thpcow.prom age
+	check_eq "$(dpkg-query -W -f '${Version} ' thpcow-dkms thpcowctl)" "$1 $1 " "the packages' versions"
+	check_match "$(dkms status thpcow)" "(^|"$'\n'")thpcow/${1//./\\.}, $release_re, x86_64: installed" "dkms status thpcow"
+	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P ActiveEnterTimestampMonotonic \
+		thpcow.service)" "active/$since" "thpcow.service: active, not restarted"
+	check_eq "$(systemctl show -P ActiveState thpcow-metrics.timer)" active "thpcow-metrics.timer"
+	check_eq "$(cgroup_rules)" "/machine.slice copy" "the cgroup rules"
+	check_eq "$(anon_huge_kb "$2")" 16384 "vm1's AnonHugePages"
+	wrf_in_machine_slice
+	# the timer runs the service every minute (and 5 s): written again
+	for _ in $(seq 90); do (($(stat -c %Y "$prom") > installed_at)) && break; sleep 1; done
+	age=$(($(date +%s) - $(stat -c %Y "$prom")))
+	echo "the metrics file: $age s old, $(($(stat -c %Y "$prom") - installed_at)) s after apt-get"
+	check_eq "$((age < 60)):$(($(stat -c %Y "$prom") > installed_at))" 1:1 \
+		"the metrics file: written after apt-get, less than a minute old"
 }
 
 # A kernel DKMS built no module for (declined, or its build failed), as
@@ -289,7 +373,8 @@ purge() {
 
 case ${1:-} in
 install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook metrics reload_applies ;;
-reboot) tap_run after_reboot reload_module version_mismatch no_module_skips secure_boot ;;
+reboot) tap_run after_reboot reload_module no_module_skips secure_boot ;;
+upgrade) tap_run after_reboot upgrade_keeps reload_upgraded downgrade_keeps ;;
 update) tap_run kernel_update ;;
 purge)
 	if [[ -e $out/next-release ]]; then
@@ -298,5 +383,5 @@ purge)
 		tap_run after_reboot purge
 	fi
 	;;
-*) echo "usage: packages.sh install|reboot|update|purge" >&2; exit 2 ;;
+*) echo "usage: packages.sh install|reboot|upgrade|update|purge" >&2; exit 2 ;;
 esac

@@ -4,7 +4,9 @@
 # ran at boot (modprobe with /etc/modprobe.d options, then thpcowctl apply
 # /etc/thpcow.conf), a workload in machine.slice gets whole THPs from the
 # cgroup rule, and `systemctl reload thpcow` applies an edited file, or
-# refuses a bad one and changes nothing. Started by thpcow-test.service; the
+# refuses a bad one and changes nothing; a bad file when the unit starts
+# fails it and libvirt starts all the same, after it; a "cgroup?" line of a
+# slice made later is skipped, then applied by reload. Started by thpcow-test.service; the
 # host set up /etc/thpcow.conf as 'global kernel' + 'cgroup /machine.slice
 # zero', and default_mode=zero in /etc/modprobe.d/thpcow.conf.
 # On trixie-backports' 7.x (series 'latest', no module installed for it):
@@ -45,6 +47,9 @@ boot_finished() {
 ordering() {
 	check_match " $(systemctl show -P Before thpcow.service) " " libvirtd.service " \
 		"thpcow.service comes before libvirtd"
+	check_eq "$(systemctl show -P Before thpcow.service | tr ' ' '\n' | grep -c machined)" 0 \
+		"and not before systemd-machined"
+	check_eq "$(systemctl show -P TimeoutStartUSec thpcow.service)" "3min" "TimeoutStartSec"
 	check_match " $(systemctl show -P After thpcow.service) " " machine.slice " \
 		"and after machine.slice exists"
 }
@@ -119,6 +124,54 @@ cgroup /machine.slice fast"; then
 		"the journal"
 	check_eq "$(thpcowctl list)" "$before" "the rules"
 	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "the unit"
+}
+
+# A broken /etc/thpcow.conf at boot: thpcow.service fails, saying why in the
+# journal, and libvirt starts all the same, after it: here a stand-in for
+# libvirtd.service (or virtqemud.service, whichever is not installed: both
+# are ordered after thpcow.service as the real ones), started with it in
+# one transaction as at boot.
+broken_conf_starts_libvirt() {
+	local u t_fail
+	for u in libvirtd.service virtqemud.service ''; do
+		systemctl cat "$u" >/dev/null 2>&1 || break
+	done
+	[[ -n $u ]] || skip "libvirtd and virtqemud are both installed"
+	printf '[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=true\n' >"/run/systemd/system/$u"
+	systemctl daemon-reload
+	printf 'cgroup /machine.slice fast\n' >"$conf"
+	systemctl stop thpcow
+	systemctl start thpcow.service "$u" 2>/dev/null || true
+	t_fail=$(systemctl show -P ExecMainExitTimestampMonotonic thpcow.service)
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" failed "thpcow.service"
+	check_eq "$(systemctl show -P ActiveState "$u")" active "$u, after it"
+	check_eq "$(($(systemctl show -P ActiveEnterTimestampMonotonic "$u") >= t_fail))" 1 "$u started after thpcow.service ended"
+	check_match "$(journalctl -b -u thpcow.service --no-pager -o cat)" "thpcowctl: $conf:1: unknown mode 'fast'" \
+		"the journal says why"
+	systemctl stop "$u"
+	rm "/run/systemd/system/$u"
+	systemctl daemon-reload
+	cp /run/thpcow.conf.orig "$conf"
+	systemctl start thpcow
+	check_eq "$(systemctl show -P ActiveState thpcow.service)" active "thpcow.service with the file restored"
+}
+
+# A cgroup made after the unit ran: its "cgroup?" line skipped, saying so,
+# the rest of the file applied; once the slice exists, reload applies it.
+late_slice() {
+	printf 'global kernel\ncgroup /machine.slice zero\ncgroup? /late.slice copy\n' >"$conf"
+	systemctl restart thpcow
+	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P Result thpcow.service)" \
+		active/success "thpcow.service"
+	check_match "$(journalctl -b -u thpcow.service --no-pager -o cat)" \
+		"$conf:3: cgroup\\? /late\\.slice: no such cgroup yet: skipped" "the journal"
+	check_eq "$(cgroup_rules)" "/machine.slice zero" "the cgroup rules"
+	systemd-run --quiet --slice=late.slice --unit=late-sleep sleep 600
+	systemctl reload thpcow
+	check_eq "$(cgroup_rules | sort)" "/late.slice copy
+/machine.slice zero" "the cgroup rules once late.slice exists"
+	restore
+	systemctl stop late-sleep
 }
 
 # latest: the unit skipped, not failed; one line in the journal says why.
@@ -297,7 +350,7 @@ if [[ $(cat /var/lib/thpcow-test/series) == latest ]]; then
 fi
 cases=(
 	boot_finished           # systemd reached 'running'; thpcow.service succeeded
-	ordering                # Before=libvirtd, After=machine.slice
+	ordering                # Before=libvirtd (not machined), After=machine.slice, bounded
 	module_loaded           # modprobe found make install's module, modprobe.d applied
 	rules_applied           # thpcowctl list: the file's cgroup rule and global mode
 	apply_logged            # the journal: each rule applied, FILE:LINE
@@ -305,6 +358,8 @@ cases=(
 	workload_hits_rule      # wrf in machine.slice: whole THPs; outside: splits
 	reload_applies          # systemctl reload: new rules set, dropped ones cleared
 	reload_refuses_bad_file # a bad line: reload fails with FILE:LINE, nothing changes
+	broken_conf_starts_libvirt # a bad line at boot: the unit fails, libvirt starts after it
+	late_slice              # cgroup? of a slice made later: skipped, then applied by reload
 	collapse_after_migration  # libvirt hook -> thpcow-collapse@.service -> collapse
 	collapse_on_libvirt_event # the same, ended by libvirt's "Resumed Migrated"
 )

@@ -132,8 +132,19 @@ ctl_package() {
 	dpkg-deb -x "$deb" "$tmp/ctl-root"
 	check_eq "$(cd "$tmp/ctl-root" && find . -type f -exec md5sum {} + | awk '{ print $1 }' | sort | uniq -d)" \
 		"" "files shipped twice (the conffiles need no copies in examples/)"
-	check_match "$(cat "$tmp/ctl/postrm")" "deb-systemd-helper purge 'thpcow-metrics.timer' 'thpcow.service'" \
-		"postrm: dh_installsystemd forgets the units on purge"
+	check_eq "$(grep -ho "deb-systemd-helper purge '[^ ]*'" "$tmp/ctl/postrm" | sort)" \
+		"deb-systemd-helper purge 'thpcow-metrics.timer'
+deb-systemd-helper purge 'thpcow.service'" "postrm: dh_installsystemd forgets the units on purge"
+	# An upgrade leaves the units as they were (docs/install.md,
+	# "Upgrades"): nothing stopped before it (the preinst), thpcow.service
+	# never stopped nor restarted, the metrics timer restarted after it if
+	# it runs (the postinst)
+	check_eq "$(cat "$tmp"/ctl/*inst "$tmp"/ctl/prerm | grep -o 'deb-systemd-invoke [a-z-]* .*>')" \
+		"deb-systemd-invoke try-restart 'thpcow-metrics.service' 'thpcow-metrics.timer' >
+deb-systemd-invoke stop thpcow-metrics.timer thpcow-metrics.service >" \
+		"the units the maintainer scripts stop or start: the metrics' (try-restart on upgrade, stop on remove)"
+	check_match "$(cat "$tmp/ctl/postinst")" $'if \\[ -n "\\$2" \\]; then\n\t*deb-systemd-invoke try-restart ' \
+		"postinst: the try-restart on upgrade only"
 	check_match "$(cat "$tmp/ctl/postrm")" $'\nremove | purge)\n\trm -f /var/lib/prometheus/node-exporter/thpcow\\*\\.prom ' \
 		"postrm: the metrics file goes at remove and purge"
 	check_match "$(cat "$tmp/ctl/prerm")" 'deb-systemd-invoke stop thpcow-metrics.timer ' \

@@ -62,13 +62,16 @@ collapse_unit() {
 		"systemd-analyze's warnings"
 }
 
-# dist/libvirt-hook-qemu NAME OP PHASE: on "migrate begin" and "restore
+# dist/libvirt-hook-qemu NAME OP PHASE: nothing until thpcow.conf (here
+# THPCOW_CONF) says "collapse-hook on"; then on "migrate begin" and "restore
 # begin" it starts the unit for NAME, escaped, on "release end" it stops it, on anything else
 # nothing; it prints nothing, even when what it runs does, and succeeds
 # even when systemctl fails.
 hook() {
 	local h=$repo/dist/libvirt-hook-qemu
-	mkdir -p "$tmp/hookbin"
+	mkdir -p "$tmp/hookbin" "$tmp/thpcow.conf.d"
+	export THPCOW_CONF=$tmp/thpcow.conf
+	printf 'cgroup /machine.slice zero\n#collapse-hook on\ncollapse-hook off\n' >"$THPCOW_CONF"
 	# stubs that log how they are called ($* and $FAIL are theirs)
 	# shellcheck disable=SC2016
 	printf '#!/bin/sh\necho "systemctl $*" >>"%s/calls"\necho noise\nexit ${FAIL:-0}\n' "$tmp" >"$tmp/hookbin/systemctl"
@@ -76,6 +79,9 @@ hook() {
 	printf '#!/bin/sh\necho "logger $*" >>"%s/calls"\n' "$tmp" >"$tmp/hookbin/logger"
 	chmod +x "$tmp/hookbin/"*
 	: >"$tmp/calls"
+	PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null
+	check_eq "$(cat "$tmp/calls")" "" "without collapse-hook on: nothing"
+	echo 'collapse-hook   on  # the hook' >"$tmp/thpcow.conf.d/hook.conf"
 	check_eq "$(PATH="$tmp/hookbin:$PATH" "$h" web-1 migrate begin - </dev/null)" "" "migrate begin: stdout"
 	PATH="$tmp/hookbin:$PATH" "$h" web-1 started begin - </dev/null
 	PATH="$tmp/hookbin:$PATH" "$h" web-2 restore begin - </dev/null

@@ -22,9 +22,13 @@
 #   2. after the reboot the edited rule is applied; the module reloaded as
 #      after an upgrade; docs/install.md's Secure Boot failure (the kernel made
 #      to enforce module signatures, which lasts until the next boot);
-#   3. after the next reboot the rule is applied again; disable, unload
+#   3. an upgrade to the next version (the same tree as THPCOW_VERSION's
+#      next patch level: make deb DEB_VERSION=) and the downgrade back, with
+#      thpcow.service, the metrics timer, a rule and a process under it
+#      running: units, rule, the process's THPs and fresh metrics kept;
+#   4. after the next reboot the rule is applied again; disable, unload
 #      and apt-get purge leave nothing of thpcow behind.
-# trixie, between 2. and 3., a kernel update: trixie-backports' 7.3, the
+# trixie, between 3. and 4., a kernel update: trixie-backports' 7.3, the
 # kernel and its headers, installed with apt as linux-image-amd64 and
 # linux-headers-amd64 bring them (7.x's headers, unlike 6.12's, do not
 # depend on the kernel; without it there is no modules.dep, and DKMS from
@@ -91,6 +95,12 @@ make -s deb >"$vm_scratch/deb.log" 2>&1 || {
 make -s -C prog wrf >&2 || bail "building prog/wrf failed"
 make -s -C tests/prog thpmix >&2 || bail "building tests/prog/thpmix failed"
 debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
+# the upgrade's version: the next patch level, built from this tree
+next_version=$(awk -F. -v OFS=. '{ $NF = $NF + 1; print }' <<<"$version")
+make -s deb DEB_DIR="$vm_scratch/deb-next" DEB_VERSION="$next_version" >"$vm_scratch/deb-next.log" 2>&1 || {
+	tail -n 20 "$vm_scratch/deb-next.log" >&2
+	bail "make deb DEB_VERSION=$next_version failed"
+}
 
 # suite SUITE: the suite's kernel series, TCG threads and the series of
 # its kernel update (none for bookworm, noble), root (vm/rootfs), the
@@ -237,8 +247,9 @@ image() {
 	prepared=$(prepare_root "$s" "$base") || { echo "preparing the $s root failed"; return 1; }
 	rm -rf "$root"
 	cp -a "$prepared" "$root" || return 1
-	mkdir -p "$root/var/local/thpcow-debs"
+	mkdir -p "$root/var/local/thpcow-debs/next"
 	cp "${debs[@]}" "$root/var/local/thpcow-debs/" || return 1
+	cp "$vm_scratch/deb-next/"*_"$next_version"_*.deb "$root/var/local/thpcow-debs/next/" || return 1
 	# each boot runs packages.sh STAGE, STAGE from thpcow_stage= on the
 	# kernel's command line ($$: systemd's $)
 	# shellcheck disable=SC2016 # the guest's sh expands it
@@ -247,6 +258,7 @@ image() {
 		"${inguest_files[@]}" ||
 		return 1
 	echo "$version" >"$root/var/lib/thpcow-test/version"
+	echo "$next_version" >"$root/var/lib/thpcow-test/next-version"
 	echo "$meta" >"$root/var/lib/thpcow-test/headers-meta"
 	[[ -z $next_release ]] || echo "$next_release" >"$root/var/lib/thpcow-test/next-release"
 	sysguest_disk "$root" "$vm_scratch/$s.img" || return 1
@@ -299,10 +311,11 @@ again() {
 
 # SUITE's boots, as one case each; trixie's third boots the kernel update
 for s in "${suites[@]}" "${long_suites[@]}"; do
-	before_purge=reboot
+	before_purge=upgrade
 	[[ $s != trixie ]] || before_purge="update latest"
 	eval "install_$s() { install $s; }; reboot_$s() { again $s reboot install; }
-		update_$s() { again $s update reboot; }
+		upgrade_$s() { again $s upgrade reboot; }
+		update_$s() { again $s update upgrade; }
 		purge_$s() { again $s purge $before_purge; rm -f \"\$vm_scratch/$s.img\"; }"
 done
 # boots SUITE...: the cases of each SUITE
@@ -311,6 +324,7 @@ boots() {
 	for s; do
 		echo "install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
 		echo "reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
+		echo "upgrade_$s" # N -> N+1 and back: units, rule, THPs, fresh metrics kept
 		[[ $s != trixie ]] || echo "update_$s" # a second kernel installed, DKMS builds for it
 		echo "purge_$s"   # the rule after a reboot (trixie: into 7.3); purge leaves nothing
 	done

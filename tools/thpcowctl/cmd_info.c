@@ -17,6 +17,7 @@
 #include "output.h"
 #include "parse.h"
 #include "probe.h"
+#include "reload.h"
 #include "thpcowctl.h"
 
 #define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
@@ -218,13 +219,12 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 	};
 
 	print_fields(stdout, fields, ARRAY_SIZE(fields), json);
-	/* after an upgrade, until the module is reloaded */
+	/* after an upgrade (or a downgrade), until the module is reloaded */
 	if (!json && mi.version[0] &&
 	    module_installed_version(installed, sizeof(installed)) &&
-	    installed[0] && strcmp(installed, mi.version))
+	    module_version_relation(mi.version, installed))
 		printf("The loaded module is %s, the installed one %s: reload "
-		       "it (systemctl stop thpcow; " PROGRAM_NAME " unload; "
-		       "systemctl start thpcow)\n", mi.version, installed);
+		       "it (" PROGRAM_NAME " reload)\n", mi.version, installed);
 	if (!json && !mi.loaded) {
 		printf("%s\n", kernel_zero_advice(k, uts.release));
 		if (sb == 1 && module_installed())
@@ -334,6 +334,21 @@ static void check_module(int fd, const struct check_args *a, struct check *c)
 		   (unsigned long long)u.slots * a->slots_warn / 100, u.slots);
 }
 
+/* After an upgrade, until thpcowctl reload: a warning. */
+static void check_version(const struct module_info *mi, struct check *c)
+{
+	char installed[64];
+	const char *rel;
+
+	if (!module_installed_version(installed, sizeof(installed)))
+		return;
+	rel = module_version_relation(mi->version, installed);
+	if (rel)
+		check_say(c, CHECK_WARNING, "the loaded module %s is %s the "
+			  "installed %s (" PROGRAM_NAME " reload)", mi->version,
+			  rel, installed);
+}
+
 /*
  * The monitoring-plugins convention (Nagios, Icinga, Zabbix's, Sensu's):
  * one line "THPCOW STATE - what | perfdata" on standard output, and the
@@ -407,6 +422,7 @@ static int cmd_check(const struct verb *v, int argc, char *argv[])
 		} else {
 			check_module(mi.fd, &a, &c);
 			close(mi.fd);
+			check_version(&mi, &c);
 		}
 	}
 	printf("THPCOW %s - %s%s%s\n", check_names[c.state], c.text,

@@ -6,11 +6,16 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <syslog.h>
+#include <unistd.h>
 
+#include "apply.h"
 #include "args.h"
 #include "cmd_module.h"
+#include "conf.h"
+#include "device.h"
 #include "kmod.h"
 #include "parse.h"
+#include "reload.h"
 #include "thpcowctl.h"
 
 #define SEE_DMESG	" (see dmesg)"
@@ -246,4 +251,91 @@ const struct verb unload_verb = {
 	.name = "unload", .fn = cmd_unload,
 	.summary = "unload the module",
 	.synopsis = "",
+};
+
+/* Run verb as 'thpcowctl VERB [ARG]' would, from within another verb. */
+static int run_verb(const struct verb *v, const char *arg)
+{
+	char *argv[] = { (char *)v->name, (char *)arg, NULL };
+
+	optind = 0;
+	return v->fn(v, arg ? 2 : 1, argv);
+}
+
+/* systemctl ACTION UNIT... (without systemd: not run, 1) */
+static int systemctl(const char *action, const char *unit, const char *unit2)
+{
+	char *argv[] = { "systemctl", "--quiet", (char *)action, (char *)unit,
+			 (char *)unit2, NULL };
+
+	if (access("/run/systemd/system", F_OK))
+		return 1;
+	return run_command(argv);
+}
+
+#define METRICS_TIMER	"thpcow-metrics.timer"
+
+/*
+ * The installed module in place of the loaded one, with guests running:
+ * their write faults on the huge zero page get the kernel's split between
+ * unload and load (unload waits for the faults in flight). The metrics
+ * timer, which opens /dev/thpcow every minute, is stopped meanwhile; the
+ * rules are the file's again (rules set by hand are gone with the old
+ * module). Refused while a QEMU is still receiving an incoming migration
+ * (incoming_migration()), whose guest would lose its THPs just then.
+ */
+static int cmd_reload(const struct verb *v, int argc, char *argv[])
+{
+	enum { OPT_FORCE = 0x200, OPT_CONF };
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "conf", required_argument, NULL, OPT_CONF },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *conf = CONF_PATH;
+	bool force = false, timer;
+	char name[64];
+	int opt, ret;
+	pid_t pid;
+
+	while ((opt = verb_getopt(v, argc, argv, opts)) != -1) {
+		if (opt == OPT_FORCE)
+			force = true;
+		else
+			conf = optarg;
+	}
+	verb_no_args(v, argc, argv);
+
+	pid = force ? 0 : incoming_migration("/proc", name, sizeof(name));
+	if (pid > 0) {
+		error_msg("reload: %s (QEMU, pid %d) is receiving an incoming "
+			  "migration: reload when it has ended (or --force)",
+			  name, (int)pid);
+		return EXIT_FAIL;
+	}
+	timer = systemctl("is-active", METRICS_TIMER, NULL) == 0;
+	if (timer && systemctl("stop", METRICS_TIMER, "thpcow-metrics.service")) {
+		error_msg("reload: systemctl stop " METRICS_TIMER " failed");
+		return EXIT_FAIL;
+	}
+	ret = module_loaded() ? run_verb(&unload_verb, NULL) : EXIT_OK;
+	if (ret == EXIT_OK)
+		ret = run_verb(&load_verb, NULL);
+	if (ret == EXIT_OK && (strcmp(conf, CONF_PATH) || !access(conf, F_OK)))
+		ret = apply_file(conf, false) ? EXIT_FAIL : EXIT_OK;
+	if (timer && systemctl("start", METRICS_TIMER, NULL)) {
+		error_msg("reload: systemctl start " METRICS_TIMER " failed");
+		ret = EXIT_FAIL;
+	}
+	return ret;
+}
+
+const struct verb reload_verb = {
+	.name = "reload", .fn = cmd_reload,
+	.summary = "the installed module in place of the loaded one, "
+		"guests running",
+	.synopsis = "[--force] [--conf FILE]",
+	.help = "  --force         even while a QEMU receives an incoming migration\n"
+		"  --conf FILE     apply FILE (default " CONF_PATH ", if it exists)\n",
 };

@@ -6,6 +6,11 @@
  *
  *	global MODE			the default for all other memory
  *	cgroup PATH MODE		a cgroup v2 directory (as --cgroup PATH)
+ *	cgroup? PATH MODE		the same, skipped by apply while PATH
+ *					does not exist (made later: a slice
+ *					of the first guest's, kubelet's)
+ *	collapse-hook on|off		the libvirt hook (not a rule: read by
+ *					dist/libvirt-hook-qemu; off without it)
  *
  * Every bad line is reported as "FILE:LINE: what is wrong"; a file with
  * any is not used at all.
@@ -132,13 +137,21 @@ static int parse_rule(const struct conf_line *l, const char *mnt,
 		r->scope = THPCOW_SCOPE_GLOBAL;
 		return line_mode(l, 1, &r->mode);
 	}
-	if (!strcmp(kw, "cgroup")) {
+	if (!strcmp(kw, "cgroup") || !strcmp(kw, "cgroup?")) {
 		if (l->n != 3)
-			return line_error(l, "expected 'cgroup PATH MODE'");
+			return line_error(l, "expected '%s PATH MODE'", kw);
 		if (line_mode(l, 2, &r->mode))
 			return -1;
 		r->scope = THPCOW_SCOPE_CGROUP;
+		r->optional = kw[6] == '?';
 		return line_cgroup(l, mnt, &r->cgroup);
+	}
+	if (!strcmp(kw, "collapse-hook")) {
+		if (l->n != 2 || (strcmp(l->word[1], "on") &&
+				  strcmp(l->word[1], "off")))
+			return line_error(l, "expected 'collapse-hook on' or "
+					  "'collapse-hook off'");
+		return 0;
 	}
 	if (!strcmp(kw, "pid"))
 		return line_error(l, "pid rules do not belong in a file (pids "

@@ -3,6 +3,7 @@
 #ifndef THPCOWCTL_CONF_H
 #define THPCOWCTL_CONF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define CONF_PATH	"/etc/thpcow.conf"
@@ -15,6 +16,7 @@ struct conf_rule {
 	unsigned int line;
 	const char *file;	/* the name it was read under (the caller's) */
 	char *cgroup;		/* cgroup scope: below the cgroup2 root, "/a/b" */
+	bool optional;		/* "cgroup?": skipped while it does not exist */
 };
 
 struct conf {

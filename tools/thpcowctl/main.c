@@ -28,8 +28,8 @@ static const struct verb help_verb;
 static const struct verb *const verbs[] = {
 	&status_verb, &check_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
 	&clear_verb, &exec_verb, &stats_verb, &trace_verb, &apply_verb,
-	&collapse_verb, &load_verb, &unload_verb, &probe_verb, &version_verb,
-	&help_verb,
+	&collapse_verb, &load_verb, &unload_verb, &reload_verb, &probe_verb,
+	&version_verb, &help_verb,
 };
 
 static const struct verb *find_verb(const char *name)

@@ -16,7 +16,7 @@ trap 'rm -rf "$scratch"' EXIT
 # tree PATH=BODY...: a tree ($t) with one executable file per argument at
 # PATH (host/NAME.t, vm/NAME.t under tests/; guest/NAME.sh; vm/tests/NAME.t),
 # whose body is BODY, a copy of tests/check, tests/lib/tap.sh and
-# vm/lib/prebuilt.sh, and a vm/run that logs its options to runs (one line
+# vm/lib/series.sh and vm/series, and a vm/run that logs its options to runs (one line
 # of [OPTION] per run) and runs COMMAND.
 tree() {
 	local arg path
@@ -25,7 +25,8 @@ tree() {
 	mkdir -p "$t/tests/lib" "$t/vm/lib"
 	cp "$repo/tests/check" "$t/tests/"
 	cp "$repo/tests/lib/tap.sh" "$t/tests/lib/"
-	cp "$repo/vm/lib/prebuilt.sh" "$t/vm/lib/"
+	cp "$repo/vm/lib/series.sh" "$t/vm/lib/"
+	cp "$repo/vm/series" "$t/vm/"
 	printf '#!/bin/sh\nwhile [ "$1" != -- ]; do printf "[%%s]" "$1" >>"%s/runs"; shift; done\necho >>"%s/runs"\nshift\nexec "$@"\n' \
 		"$t" "$t" >"$t/vm/run"
 	chmod +x "$t/vm/run"

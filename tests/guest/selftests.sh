@@ -242,7 +242,7 @@ sub() {
 # before its first test: a run that did not reach its end is run again, once.
 # So is a run that stopped in a test's setup, mapping its area at the fixed
 # address it needs ("Failed to allocate VMA at 0x40000000", then exit(), whose
-# handler prints the "Restore" line too): once on 6.12-debug in 'zero', with
+# handler prints the "Restore" line too): once on 6.12 in 'zero', with
 # hook_calls 0. That mmap() is of a new, empty area: no fault of thpcow's
 # comes before it. A step that fails is the run's result.
 khugepaged_finished() {

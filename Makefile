@@ -22,7 +22,10 @@
 #   make deb        the Debian packages thpcow-dkms and thpcowctl, into
 #                   build/deb/ (dpkg-buildpackage, unsigned, from a copy of the tree);
 #                   DEB_VERSION=V: as version V (THPCOW_VERSION and a changelog
-#                   entry changed in the copy; tests/vm/packages.t's upgrade)
+#                   entry changed in the copy; tests/vm/packages.t's upgrade);
+#                   SUITE=bullseye|bookworm|trixie: built in that Debian
+#                   release's chroot, for it, into build/deb/SUITE/ (vm/debbuild;
+#                   root, debootstrap)
 #   make install-dkms-src  the module's sources and dkms.conf (its
 #                   PACKAGE_VERSION the header's), alone, into
 #                   $(DESTDIR)/usr/src/thpcow-VERSION
@@ -60,7 +63,7 @@ SYSCONFDIR ?= /etc
 INSTALL ?= install
 VERSION := $(shell sed -n 's/^\#define THPCOW_VERSION[[:space:]]*"\(.*\)"$$/\1/p' include/uapi/thpcow.h)
 DKMS_SRC ?= /usr/src/thpcow-$(VERSION)
-DEB_DIR ?= build/deb
+DEB_DIR ?= build/deb$(if $(SUITE),/$(SUITE))
 DEPMOD ?= depmod
 
 .PHONY: all module tools deps check demo bench clean install install-tools \
@@ -190,12 +193,14 @@ list-installed:
 # the tree's sources (what git tracks or would add, not what it ignores: no
 # build products) in $(DEB_DIR)/src puts them in $(DEB_DIR). So make deb
 # needs a git checkout; a tree without one builds its packages with
-# dpkg-buildpackage -b in the tree itself.
+# dpkg-buildpackage -b in the tree itself. Each build replaces the files of
+# the one before in $(DEB_DIR), not the other suites' directories below it.
 deb:
 	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
 		{ echo "make deb: $(CURDIR) is not a git checkout (or git is missing): run dpkg-buildpackage -b --no-sign in it instead" >&2; exit 1; }
-	rm -rf $(DEB_DIR)
+	rm -rf $(DEB_DIR)/src
 	mkdir -p $(DEB_DIR)/src
+	find $(DEB_DIR) -maxdepth 1 -type f -delete
 	git ls-files -d >$(DEB_DIR)/deleted
 	git ls-files -co --exclude-standard | grep -vxF -f $(DEB_DIR)/deleted | \
 		xargs -d '\n' cp -P --parents -t $(DEB_DIR)/src
@@ -206,6 +211,6 @@ ifneq ($(DEB_VERSION),)
 		$(VERSION) $(DEB_VERSION) "$$(dpkg-parsechangelog -S Maintainer)" "$$(date -R)"; cat debian/changelog; } \
 		>$(DEB_DIR)/src/debian/changelog
 endif
-	cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign
+	$(if $(SUITE),vm/debbuild $(SUITE) $(DEB_DIR),cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign)
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb

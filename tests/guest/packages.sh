@@ -8,7 +8,8 @@
 #   install  apt-get install of the packages (DKMS builds the module),
 #            systemctl enable --now thpcow with a cgroup rule, a process in
 #            that cgroup gets whole THPs, the checks on one guest, the
-#            shipped libvirt hook and metrics units used, reload
+#            shipped libvirt hook and metrics units used, thpcowctl
+#            check, reload
 #   reboot   (the next boot) the rule is back; the module reloaded as after
 #            an upgrade; Secure Boot's failure as far as a guest without
 #            UEFI shows it
@@ -42,6 +43,10 @@ version=$(cat "$out/version")
 stats=/sys/kernel/debug/thpcow/stats
 
 cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
+# dkms_installed VERSION RELEASE_RE: a regular expression of the line of
+# dkms status thpcow for VERSION installed for RELEASE_RE (DKMS 3's
+# "thpcow/VERSION, RELEASE, ...", Debian 11's 2.8 "thpcow, VERSION, RELEASE, ...")
+dkms_installed() { echo "(^|"$'\n'")thpcow(/|, )${1//./\\.}, $2, x86_64: installed"; }
 substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 
 # as docs/install.md: apt-get install linux-headers-$(uname -r) linux-headers-amd64
@@ -59,7 +64,7 @@ apt_install() {
 	built=$(find /var/lib/dkms/thpcow -name make.log -exec sed -n 's/^# elapsed time: //p' {} +)
 	echo "apt-get update and install: $((SECONDS - t0)) s${built:+, of which the DKMS build $built}"
 	dkms status thpcow | grep -q ': installed' || tail -n 20 "/var/lib/dkms/thpcow/$version/build/make.log"
-	check_match "$(dkms status thpcow)" "^thpcow/$version, $release_re, x86_64: installed" "dkms status thpcow"
+	check_match "$(dkms status thpcow)" "$(dkms_installed "$version" "$release_re")" "dkms status thpcow"
 	# (compressed as the kernel's own modules: xz on 6.12, zstd on Ubuntu's 6.8)
 	check_match "$(modinfo -F filename thpcow)" "^/lib/modules/$release_re/updates/dkms/thpcow\.ko(\.xz|\.zst)?$" \
 		"the module DKMS installed"
@@ -151,6 +156,16 @@ metrics() {
 	check_eq "$(systemctl show -P Result thpcow-metrics.service)" success "thpcow-metrics.service"
 	check_match "$(cat "$dir"/thpcow*.prom)" $'\nthpcow_' "what it wrote"
 	systemctl enable --now thpcow-metrics.timer
+}
+
+# thpcowctl check, as a monitoring plugin runs it: OK, the module loaded
+# with a rule and nothing fallen back.
+monitoring() {
+	local out rc=0
+	out=$(thpcowctl check) || rc=$?
+	echo "$out"
+	check_eq "$rc" 0 "thpcowctl check's exit status"
+	check_match "$out" '^THPCOW OK - ' "thpcowctl check"
 }
 
 reload_applies() {
@@ -245,7 +260,7 @@ install_version() {
 kept() {
 	local prom=/var/lib/prometheus/node-exporter/thpcow.prom age
 	check_eq "$(dpkg-query -W -f '${Version} ' thpcow-dkms thpcowctl)" "$1 $1 " "the packages' versions"
-	check_match "$(dkms status thpcow)" "(^|"$'\n'")thpcow/${1//./\\.}, $release_re, x86_64: installed" "dkms status thpcow"
+	check_match "$(dkms status thpcow)" "$(dkms_installed "$1" "$release_re")" "dkms status thpcow"
 	check_eq "$(systemctl show -P ActiveState thpcow.service)/$(systemctl show -P ActiveEnterTimestampMonotonic \
 		thpcow.service)" "active/$since" "thpcow.service: active, not restarted"
 	check_eq "$(systemctl show -P ActiveState thpcow-metrics.timer)" active "thpcow-metrics.timer"
@@ -337,7 +352,7 @@ kernel_update() {
 	}
 	grep -iE 'thpcow|dkms|depmod|^Setting up linux-' "$out/update.log" | tail -n 30
 	echo "apt-get install of the kernel update: $((SECONDS - t0)) s"
-	check_match "$(dkms status thpcow)" "(^|"$'\n'")thpcow/$version, ${next//+/\\+}, x86_64: installed" \
+	check_match "$(dkms status thpcow)" "$(dkms_installed "$version" "${next//+/\\+}")" \
 		"dkms status thpcow: built for $next"
 	check_match "$(modinfo -k "$next" -F filename thpcow)" "^/lib/modules/${next//+/\\+}/updates/dkms/thpcow\.ko" \
 		"the module for $next"
@@ -372,7 +387,8 @@ purge() {
 }
 
 case ${1:-} in
-install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook metrics reload_applies ;;
+install) tap_run apt_install prerequisites enable_now write_after_read one_guest libvirt_hook metrics monitoring \
+	reload_applies ;;
 reboot) tap_run after_reboot reload_module no_module_skips secure_boot ;;
 upgrade) tap_run after_reboot upgrade_keeps reload_upgraded downgrade_keeps ;;
 update) tap_run kernel_update ;;

@@ -12,8 +12,10 @@
 # warning stays a warning (an error in make check), and DKMS declines a
 # series thpcow.service would skip; a kernel update never fails (the
 # kernel hooks, Debian's and thpcow's, with bookworm's DKMS, on a declined
-# kernel and on a failed build). Needs the build dependencies (make deps)
-# and, for DKMS, root.
+# kernel and on a failed build); make deb SUITE= builds Debian 11's and
+# 13's packages in their chroots, with the same files and their releases'
+# libraries. Needs the build dependencies (make deps) and, for DKMS and the
+# chroots, root.
 # DKMS builds with make -j, a job a core: tests/check -j counts both.
 # jobs: 2
 set -uo pipefail
@@ -64,12 +66,13 @@ make_deb() {
 		tail -n 30 "$tmp/deb.log"
 		return 1
 	}
-	check_eq "$(cd "$debs" && find . -name '*.deb' | sort)" "./thpcow-dkms_${version}_all.deb
+	check_eq "$(cd "$debs" && find . -maxdepth 1 -name '*.deb' | sort)" "./thpcow-dkms_${version}_all.deb
 ./thpcowctl-dbgsym_${version}_amd64.deb
 ./thpcowctl_${version}_amd64.deb" "the packages in build/deb"
 	check_eq "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$version" \
 		"debian/changelog's version (THPCOW_VERSION)"
-	check_eq "$(find build -mindepth 1 -maxdepth 2 | sort)" "build/deb
+	# (the suites' directories, suite_packages', are not this build's)
+	check_eq "$(find build -mindepth 1 -maxdepth 2 ! -regex 'build/deb/\(bullseye\|bookworm\|trixie\)' | sort)" "build/deb
 build/deb/thpcow-dkms_${version}_all.deb
 build/deb/thpcow_${version}_amd64.buildinfo
 build/deb/thpcow_${version}_amd64.changes
@@ -367,6 +370,50 @@ dkms_in_chroots() {
 	done
 }
 
+# make deb SUITE= for Debian 11 and 13, in vm/kbuild's chroots (made if
+# missing; the build dependencies installed there once): the same files as
+# the host's packages (make_deb's, checked above), and a thpcowctl whose
+# every versioned dependency the release itself satisfies (its glibc,
+# libsmartcols, ...: the chroot's installed versions), without libtracefs
+# on Debian 11 (its 1.0 is older than 1.6: the build profile
+# pkg.thpcow.notrace), where trace says how to read the event by hand.
+suite_packages() {
+	local s dir root name ver have
+	[[ $(id -u) == 0 ]] || skip "the chroots need root"
+	command -v debootstrap >/dev/null || skip "no debootstrap (make deps)"
+	[[ -f $(deb_of thpcowctl amd64) ]] || skip "no host packages (make_deb failed)"
+	for s in bullseye trixie; do
+		dir=build/deb/$s
+		make -s deb SUITE=$s >"$tmp/deb-$s.log" 2>&1 || {
+			tail -n 30 "$tmp/deb-$s.log"
+			return 1
+		}
+		echo "$s: thpcowctl Depends: $(dpkg-deb -f "$dir/thpcowctl_${version}_amd64.deb" Depends)"
+		check_eq "$(cd "$dir" && find . -name '*.deb' | sort)" "./thpcow-dkms_${version}_all.deb
+./thpcowctl-dbgsym_${version}_amd64.deb
+./thpcowctl_${version}_amd64.deb" "$s: the packages in $dir"
+		check_eq "$(contents "$dir/thpcowctl_${version}_amd64.deb")" "$(contents "$(deb_of thpcowctl amd64)")" \
+			"$s: thpcowctl's files, as the host's"
+		check_eq "$(contents "$dir/thpcow-dkms_${version}_all.deb")" "$(contents "$(deb_of thpcow-dkms all)")" \
+			"$s: thpcow-dkms' files, as the host's"
+		root=$vm_chroots/$s
+		while read -r name ver; do
+			have=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Version}' "$name" 2>/dev/null)
+			dpkg --compare-versions "${have:-0}" ge "$ver" ||
+				{ echo "$s has $name ${have:-(none)}, thpcowctl needs $ver"; return 1; }
+		done < <(dpkg-deb -f "$dir/thpcowctl_${version}_amd64.deb" Depends | tr ',' '\n' |
+			sed -n 's/^ *\([^ ]*\) (>= \([^)]*\))$/\1 \2/p')
+	done
+	check_eq "$(dpkg-deb -f "build/deb/bullseye/thpcowctl_${version}_amd64.deb" Depends | grep -o 'libtrace[a-z]*')" "" \
+		"bullseye: no libtracefs or libtraceevent"
+	check_eq "$(dpkg-deb -f "build/deb/trixie/thpcowctl_${version}_amd64.deb" Depends | grep -o 'libtrace[a-z]*' |
+		sort | paste -sd' ')" "libtraceevent libtracefs" "trixie: libtracefs and libtraceevent"
+	# (Debian 11's build runs here too: it needs older libraries than the host's)
+	dpkg-deb -x "build/deb/bullseye/thpcowctl_${version}_amd64.deb" "$tmp/bullseye-ctl"
+	check_match "$("$tmp/bullseye-ctl/usr/sbin/thpcowctl" trace 2>&1)" "trace: not in this build: .*trace_pipe" \
+		"bullseye: thpcowctl trace"
+}
+
 cases=(
 	make_deb            # make deb: three .deb, a .changes, a .buildinfo in build/deb
 	dkms_package        # thpcow-dkms: module sources only, literal version, no deprecated keys
@@ -377,6 +424,7 @@ cases=(
 	dkms_declines       # 7.3, 6.13 and 6.2: DKMS declines (77), nothing built
 	kernel_updates      # declined or failed: no kernel hook fails (bookworm's DKMS 3.0)
 	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
+	suite_packages      # make deb SUITE=bullseye|trixie: the same files, their releases' libraries
 )
 # about 2 minutes (dkms_ubuntu: 2 more): make check-all
 long_cases=(

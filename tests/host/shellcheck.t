@@ -10,7 +10,7 @@ source "$repo/tests/lib/tap.sh"
 cd "$repo" || exit 1
 
 # Each case's scripts, by area (paths in the repository).
-vm_harness=(vm/run vm/fetch-kernel vm/kbuild vm/rootfs vm/init vm/guest vm/selftests-build vm/build-kernel vm/lib/*.sh vm/tests/*.t)
+vm_harness=(vm/run vm/fetch-kernel vm/kbuild vm/debbuild vm/rootfs vm/init vm/guest vm/selftests-build vm/build-kernel vm/lib/*.sh vm/tests/*.t)
 test_harness=(tests/check tests/lib/tap.sh tests/vm/{compat,ibt,direct-calls,selftests}.t tests/host/*.t)
 build_scripts=(scripts/deps .ci/run)
 bench_scripts=(bench/run bench/demo bench/guest/*.sh bench/inner-initrd bench/inner-init)

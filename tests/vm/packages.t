@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# tests/vm/packages.t [--suite bookworm|trixie|noble|all]: the packages of `make
-# deb`, installed as docs/install.md says, in a guest
-# that boots Debian with systemd from a root disk of its own (an ext4 image,
-# on virtio-blk) on the suite's own kernel: Debian 12 on 6.1 (bookworm, the
-# default, which make check runs) or Debian 13 on 6.12 (trixie), or both.
+# tests/vm/packages.t [--suite bookworm|trixie|bullseye|noble|all]: the
+# packages of `make deb`, each suite's built for it, installed as
+# docs/install.md says, in a guest that boots Debian with systemd from a
+# root disk of its own (an ext4 image, on virtio-blk) on the suite's own
+# kernel: Debian 12 on 6.1 (bookworm, the default, which make check runs),
+# Debian 13 on 6.12 (trixie) or Debian 11 on 5.10 (bullseye), or all. Each
+# suite's packages are built in its release's chroot (make deb SUITE=, in
+# the test's scratch directory), but for the host's own release, whose
+# are make deb's on the host (bookworm on Debian 12).
 #
 # Offline: the root's only apt source is a local repository of what the
 # packages need that vm/rootfs lacks (dkms, a compiler, the kernel's
@@ -51,10 +55,19 @@
 # the cached root ready: bookworm about 6 minutes (apt-get install with
 # DKMS's build 2.5 of them), trixie 9 to 14 (single-threaded TCG, as
 # vm/run for 6.12: DKMS's build alone 2.5 to 5), so make check runs
-# bookworm only, and make check-all trixie and noble too (their long cases;
-# noble about 9 minutes at load 7, single-threaded TCG). Cold, add
-# the downloads (about 45 packages), vm/rootfs SUITE and preparing the root
-# (about a minute for bookworm, two for trixie).
+# bookworm only, and make check-all trixie, bullseye and noble too (their
+# long cases; noble about 9 minutes at load 7, single-threaded TCG). Cold,
+# add the downloads (about 45 packages), vm/rootfs SUITE and preparing the
+# root (about a minute for bookworm, two for trixie), and for trixie and
+# bullseye make deb SUITE= (a chroot's build dependencies installed once,
+# then about a minute for each of the two versions).
+# bullseye (make check-all): Debian 11's packages (DKMS 2.8, systemd 247,
+# a thpcowctl without trace: docs/install.md) in a Debian 11 root on 5.10,
+# three boots: install, upgrade (right after it) and purge; no reboot
+# boot, as DKMS 2.8 signs no module (Secure Boot's checks do not apply).
+# Measured at load 6-8: install 6 minutes (DKMS's build about 4 of them),
+# upgrade 12 (two DKMS builds), purge 1.5; 21 in all, cold (the chroot's
+# build dependencies, the downloads, the root prepared).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../../vm/lib/vm.sh
@@ -68,13 +81,13 @@ source "$here/../lib/tap.sh"
 cd "$repo" || exit 1
 
 timeout=1200
-# make check runs bookworm's three boots; trixie's are long (make check-all)
-suites=(bookworm) long_suites=(trixie noble)
+# make check runs bookworm's boots; the others' are long (make check-all)
+suites=(bookworm) long_suites=(trixie bullseye noble)
 if [[ ${1:-} == --suite ]]; then
 	case ${2:-} in
-	bookworm | trixie | noble) suites=("$2") long_suites=() ;;
-	all) suites=(bookworm trixie noble) long_suites=() ;;
-	*) echo "usage: packages.t [--suite bookworm|trixie|noble|all]" >&2; exit 2 ;;
+	bookworm | trixie | bullseye | noble) suites=("$2") long_suites=() ;;
+	all) suites=(bookworm trixie bullseye noble) long_suites=() ;;
+	*) echo "usage: packages.t [--suite bookworm|trixie|bullseye|noble|all]" >&2; exit 2 ;;
 	esac
 fi
 # Bump when what prepare_root puts in the cached root changes.
@@ -87,19 +100,32 @@ bail() {
 }
 
 version=$(sed -n 's/^#define THPCOW_VERSION[[:space:]]*"\(.*\)"$/\1/p' include/uapi/thpcow.h)
-make -s deb >"$vm_scratch/deb.log" 2>&1 || {
-	tail -n 20 "$vm_scratch/deb.log" >&2
-	bail "make deb failed"
-}
 # what inguest_files copies into the guest (make check builds them: make tools)
 make -s -C prog wrf >&2 || bail "building prog/wrf failed"
 make -s -C tests/prog thpmix >&2 || bail "building tests/prog/thpmix failed"
-debs=("build/deb/thpcow-dkms_${version}_all.deb" "build/deb/thpcowctl_${version}_amd64.deb")
 # the upgrade's version: the next patch level, built from this tree
 next_version=$(awk -F. -v OFS=. '{ $NF = $NF + 1; print }' <<<"$version")
-make -s deb DEB_DIR="$vm_scratch/deb-next" DEB_VERSION="$next_version" >"$vm_scratch/deb-next.log" 2>&1 || {
-	tail -n 20 "$vm_scratch/deb-next.log" >&2
-	bail "make deb DEB_VERSION=$next_version failed"
+host_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+
+# packages: debs (the two packages) and next_debs (the same as
+# next_version) of the root's release, built once a run into $vm_scratch:
+# on the host for its own release, else in the release's chroot.
+packages() {
+	local d=$vm_scratch/deb-$rootfs v as suite=()
+	[[ $rootfs == "$host_release" ]] || suite=(SUITE="$rootfs")
+	for v in "$version" "$next_version"; do
+		as=()
+		[[ $v == "$version" ]] || as=(DEB_VERSION="$v")
+		[[ -f $d-$v/thpcowctl_${v}_amd64.deb ]] ||
+			make -s deb ${suite[@]+"${suite[@]}"} DEB_DIR="$d-$v" ${as[@]+"${as[@]}"} >"$d-$v.log" 2>&1 || {
+			tail -n 20 "$d-$v.log"
+			echo "make deb ${suite[*]} ${as[*]} failed"
+			return 1
+		}
+	done
+	debs=("$d-$version/thpcow-dkms_${version}_all.deb" "$d-$version/thpcowctl_${version}_amd64.deb")
+	next_debs=("$d-$next_version/thpcow-dkms_${next_version}_all.deb" "$d-$next_version/thpcowctl_${next_version}_amd64.deb")
+	echo "# $rootfs's thpcowctl: Depends: $(dpkg-deb -f "${debs[1]}" Depends)"
 }
 
 # suite SUITE: the suite's kernel series, TCG threads and the series of
@@ -122,21 +148,24 @@ suite() {
 	# as vm/run: QEMU 7.2's multi-threaded TCG and 6.12 do not mix
 	# (linux-base: 7.x's kernel needs trixie-backports' newer one)
 	trixie) series=6.12 threads=single next=latest next_also=linux-base/trixie-backports ;;
+	bullseye) series=5.10 threads=multi next='' next_also='' ;;
 	esac
 }
 
-# apt_lists_of: apt_lists, the host's for bookworm; with a kernel update
-# those of vm/fetch-kernel SERIES and NEXT in one directory (after kernels,
-# which fetches them: a cold cache has none before).
+# apt_lists_of: apt_lists, the host's for a root of the host's release
+# (bookworm, noble's); for another, those of vm/fetch-kernel SERIES (and
+# NEXT, with a kernel update) in one directory (after kernels, which
+# fetches them: a cold cache has none before).
 apt_lists_of() {
-	local d=$vm_scratch/apt-$series
+	local d=$vm_scratch/apt-$series s
 	apt_lists=()
-	[[ -n $next ]] || return 0
+	[[ $rootfs != "$host_release" ]] || return 0
 	mkdir -p "$d/lists"
-	cat "$vm_cache/$series/apt/sources.list" "$vm_cache/$next/apt/sources.list" >"$d/sources.list" || return 1
-	cp -lf "$vm_cache/$series/apt/lists/"*_Packages* "$vm_cache/$series/apt/lists/"*Release* \
-		"$vm_cache/$next/apt/lists/"*_Packages* "$vm_cache/$next/apt/lists/"*Release* \
-		"$d/lists/" 2>/dev/null
+	: >"$d/sources.list"
+	for s in "$series" ${next:+"$next"}; do
+		cat "$vm_cache/$s/apt/sources.list" >>"$d/sources.list" || return 1
+		cp -lf "$vm_cache/$s/apt/lists/"*_Packages* "$vm_cache/$s/apt/lists/"*Release* "$d/lists/" 2>/dev/null
+	done
 	apt_lists=(-o "Dir::Etc::SourceList=$d/sources.list"
 		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$d/lists")
 }
@@ -154,7 +183,7 @@ needed() {
 		apt-get -q -y -o APT::Sandbox::User=root "${apt_lists[@]}" -o Dir::Cache="$archives/cache" \
 			-o Dir::Cache::archives="$archives" -o Dir::State::status="$2/var/lib/dpkg/status" \
 			-o Debug::NoLocking=1 -o APT::Install-Recommends=false "${@:3}" install \
-			"${headers_deb:-linux-headers-$release}" ${meta:+"$meta"} ${headers_libs[@]+"${headers_libs[@]}"} openssl mokutil "${debs[@]/#/./}" \
+			"${headers_deb:-linux-headers-$release}" ${meta:+"$meta"} ${headers_libs[@]+"${headers_libs[@]}"} openssl mokutil "${debs[@]}" \
 			${later:+"linux-image-$later" "linux-headers-$later" $next_also}
 	}
 	if [[ -n $next_release ]]; then
@@ -249,7 +278,7 @@ image() {
 	cp -a "$prepared" "$root" || return 1
 	mkdir -p "$root/var/local/thpcow-debs/next"
 	cp "${debs[@]}" "$root/var/local/thpcow-debs/" || return 1
-	cp "$vm_scratch/deb-next/"*_"$next_version"_*.deb "$root/var/local/thpcow-debs/next/" || return 1
+	cp "${next_debs[@]}" "$root/var/local/thpcow-debs/next/" || return 1
 	# each boot runs packages.sh STAGE, STAGE from thpcow_stage= on the
 	# kernel's command line ($$: systemd's $)
 	# shellcheck disable=SC2016 # the guest's sh expands it
@@ -293,6 +322,7 @@ kernels() {
 install() {
 	local t0=$SECONDS
 	suite "$1"
+	packages || return 1
 	kernels || return 1
 	apt_lists_of || return 1
 	image "$1" || return 1
@@ -309,12 +339,14 @@ again() {
 	boot "$1" "$2"
 }
 
-# SUITE's boots, as one case each; trixie's third boots the kernel update
+# SUITE's boots, as one case each; trixie's third boots the kernel update;
+# bullseye has no reboot boot
 for s in "${suites[@]}" "${long_suites[@]}"; do
-	before_purge=upgrade
+	before_purge=upgrade before_upgrade=reboot
 	[[ $s != trixie ]] || before_purge="update latest"
+	[[ $s != bullseye ]] || before_upgrade=install
 	eval "install_$s() { install $s; }; reboot_$s() { again $s reboot install; }
-		upgrade_$s() { again $s upgrade reboot; }
+		upgrade_$s() { again $s upgrade $before_upgrade; }
 		update_$s() { again $s update upgrade; }
 		purge_$s() { again $s purge $before_purge; rm -f \"\$vm_scratch/$s.img\"; }"
 done
@@ -323,7 +355,7 @@ boots() {
 	local s
 	for s; do
 		echo "install_$s" # apt-get install, DKMS, enable --now, whole THPs, one guest, reload
-		echo "reboot_$s"  # the rule after a reboot, the module reloaded, Secure Boot's failure
+		[[ $s == bullseye ]] || echo "reboot_$s" # the rule after a reboot, the module reloaded, Secure Boot's failure
 		echo "upgrade_$s" # N -> N+1 and back: units, rule, THPs, fresh metrics kept
 		[[ $s != trixie ]] || echo "update_$s" # a second kernel installed, DKMS builds for it
 		echo "purge_$s"   # the rule after a reboot (trixie: into 7.3); purge leaves nothing

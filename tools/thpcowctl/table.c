@@ -69,13 +69,34 @@ int table_select(const struct table_col *cols, size_t ncols,
 	return add_cols(cols, ncols, list, o, bad, badlen);
 }
 
+/*
+ * A column's JSON key: its name in lower case, as lsblk's. libsmartcols 2.38
+ * and later take it from scols_column_set_name(); older ones (Debian 11's
+ * 2.36) have no such call and print the header lower-cased: the same key.
+ */
+static int set_json_key(struct libscols_column *cl, const char *name)
+{
+#ifdef HAVE_SCOLS_COLUMN_SET_NAME
+	char key[64];
+	size_t k;
+
+	for (k = 0; name[k] && k + 1 < sizeof(key); k++)
+		key[k] = (char)tolower((unsigned char)name[k]);
+	key[k] = '\0';
+	return scols_column_set_name(cl, key);
+#else
+	(void)cl;
+	(void)name;
+	return 0;
+#endif
+}
+
 void table_init(struct table *t, const struct table_col *cols,
 		const struct table_opts *o, const char *name, FILE *f)
 {
 	const struct table_col *c;
 	struct libscols_column *cl;
-	char key[64];
-	size_t i, k;
+	size_t i;
 
 	t->o = o;
 	t->line = NULL;
@@ -93,11 +114,7 @@ void table_init(struct table *t, const struct table_col *cols,
 		cl = scols_table_new_column(t->tb, c->name, c->whint, c->flags);
 		if (!cl)
 			table_oom();
-		/* JSON keys: the column's name in lower case, as lsblk's */
-		for (k = 0; c->name[k] && k + 1 < sizeof(key); k++)
-			key[k] = (char)tolower((unsigned char)c->name[k]);
-		key[k] = '\0';
-		if (o->json && (scols_column_set_name(cl, key) ||
+		if (o->json && (set_json_key(cl, c->name) ||
 				scols_column_set_json_type(cl, c->json_type)))
 			table_oom();
 	}

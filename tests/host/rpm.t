@@ -75,26 +75,17 @@ ctl_package() {
 }
 
 # DKMS builds the RPM's module sources against RHEL's headers packages (the
-# harness's, make bindeb-pkg's: RHEL's kernel-devel is an RPM).
+# harness's, make bindeb-pkg's: RHEL's kernel-devel is an RPM), as vm/series
+# names them.
 dkms_rhel_headers() {
-	local kernels=${THPCOW_KERNELS:-$repo/../shared/kernels} d deb rel ko
+	local s
 	command -v dkms >/dev/null || skip "no dkms (make deps)"
 	[[ $(id -u) == 0 ]] || skip "dkms needs root"
 	[[ -d $tmp/dkms-root/usr/src ]] || skip "no thpcow-dkms extracted (dkms_package failed)"
-	for d in alma-9.6-5.14.0-570.32.1 alma-10.0-6.12.0-55.24.1; do
-		deb=$(compgen -G "$kernels/$d/linux-headers-*.deb" | head -n1) || true
-		[[ -n $deb ]] || skip "no $kernels/$d/linux-headers-*.deb (THPCOW_KERNELS)"
-		rel=${deb##*/linux-headers-} rel=${rel%%_*}
-		dpkg-deb -x "$deb" "$tmp/$d"
-		mkdir -p "$tmp/tree-$d"
-		env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/dkms-root/usr/src" \
-			--dkmstree "$tmp/tree-$d" -k "$rel" --kernelsourcedir "$tmp/$d/usr/src/linux-headers-$rel" \
-			>"$tmp/dkms-$d.log" 2>&1 || {
-			cat "$tmp/dkms-$d.log" "$tmp/tree-$d/thpcow/$version/build/make.log"
-			return 1
-		}
-		ko=$(find "$tmp/tree-$d/thpcow/$version/$rel" -name 'thpcow.ko*' | head -n1)
-		check_eq "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$rel" "$d: the module's kernel"
+	# shellcheck source=SCRIPTDIR/../lib/dkms-prebuilt.sh
+	source tests/lib/dkms-prebuilt.sh
+	for s in rhel-9.6 rhel-10.0; do
+		dkms_for_prebuilt "$tmp/dkms-root/usr/src" "$s" || return 1
 	done
 }
 

@@ -9,6 +9,7 @@
 # shellcheck source=SCRIPTDIR/../../vm/lib/prebuilt.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../vm/lib/prebuilt.sh"
 
+# shellcheck disable=SC2154 # tmp and version are the caller's
 dkms_for_prebuilt() {
 	local src=$1 s=$2 where dir deb rel ko
 	where=$(series_get "$s" source)

@@ -26,6 +26,9 @@
 #                   SUITE=bullseye|bookworm|trixie: built in that Debian
 #                   release's chroot, for it, into build/deb/SUITE/ (vm/debbuild;
 #                   root, debootstrap)
+#   make rpm        the RPM packages thpcow-dkms and thpcowctl (rpm/thpcow.spec)
+#                   and the source package, into build/rpm/ (rpmbuild from a
+#                   tarball of the tree's sources; on Debian: apt-get install rpm)
 #   make install-dkms-src  the module's sources and dkms.conf (its
 #                   PACKAGE_VERSION the header's), alone, into
 #                   $(DESTDIR)/usr/src/thpcow-VERSION
@@ -64,10 +67,11 @@ INSTALL ?= install
 VERSION := $(shell sed -n 's/^\#define THPCOW_VERSION[[:space:]]*"\(.*\)"$$/\1/p' include/uapi/thpcow.h)
 DKMS_SRC ?= /usr/src/thpcow-$(VERSION)
 DEB_DIR ?= build/deb$(if $(SUITE),/$(SUITE))
+RPM_DIR ?= build/rpm
 DEPMOD ?= depmod
 
 .PHONY: all module tools deps check demo bench clean install install-tools \
-	install-all uninstall install-dkms-src install-dkms list-installed deb
+	install-all uninstall install-dkms-src install-dkms list-installed deb rpm
 
 all: $(if $(wildcard $(KERNEL_DIR)),module) tools
 
@@ -214,3 +218,20 @@ endif
 	$(if $(SUITE),vm/debbuild $(SUITE) $(DEB_DIR),cd $(DEB_DIR)/src && dpkg-buildpackage -b --no-sign)
 	rm -rf $(DEB_DIR)/src
 	@ls $(DEB_DIR)/*.deb
+
+# rpmbuild -ba from a tarball of the tree's sources (as make deb copies them:
+# a git checkout needed), BuildRequires not checked against an RPM database
+# (a Debian host has none): the RPMs and the SRPM land in $(RPM_DIR).
+rpm:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+		{ echo "make rpm: $(CURDIR) is not a git checkout (or git is missing)" >&2; exit 1; }
+	@command -v rpmbuild >/dev/null || { echo "make rpm: no rpmbuild (Debian: apt-get install rpm)" >&2; exit 1; }
+	rm -rf $(RPM_DIR)
+	mkdir -p $(RPM_DIR)/SOURCES
+	git ls-files -d >$(RPM_DIR)/deleted
+	git ls-files -co --exclude-standard | grep -vxF -f $(RPM_DIR)/deleted | LC_ALL=C sort | \
+		tar -czf $(RPM_DIR)/SOURCES/thpcow-$(VERSION).tar.gz --transform 's,^,thpcow-$(VERSION)/,' -T -
+	rm $(RPM_DIR)/deleted
+	rpmbuild -ba --nodeps --define '_topdir $(abspath $(RPM_DIR))' --define 'thpcow_version $(VERSION)' \
+		rpm/thpcow.spec
+	@find $(RPM_DIR)/RPMS $(RPM_DIR)/SRPMS -name '*.rpm' | sort

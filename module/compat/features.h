@@ -9,14 +9,16 @@
  * A distribution kernel that backported a change (or reverted one) says
  * so in its override block, at the top, by defining the feature before
  * the table does; module/Kbuild names the distribution
- * (THPCOW_DISTRO_UBUNTU). Each override says where in that kernel's own
+ * (THPCOW_DISTRO_UBUNTU), RHEL's own <linux/version.h> its release
+ * (RHEL_RELEASE_CODE). Each override says where in that kernel's own
  * tree it was read.
  *
  * Versions: the release whose tree first has the change, with the upstream
  * commit's subject. "unpinned A..B" marks a change this file could not
  * date more closely than "not in A, in B" (the trees read: Debian's 5.10,
- * 6.1, 6.12 and 7.3, Ubuntu's 5.15 and 6.8); the boundary is set where the
- * code used it before, and a series between A and B must check it.
+ * 6.1, 6.12 and 7.3, Ubuntu's 5.15 and 6.8, RHEL's 9.6 and 10.0); the
+ * boundary is set where the code used it before, and a series between A
+ * and B must check it.
  */
 #ifndef THPCOW_COMPAT_FEATURES_H
 #define THPCOW_COMPAT_FEATURES_H
@@ -25,6 +27,14 @@
 
 #define THPCOW_SINCE(major, minor) \
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
+
+/* Is this RHEL major.minor (any of its updates)? Not RHEL: no. */
+#ifdef RHEL_RELEASE_CODE
+#define THPCOW_RHEL(major, minor) \
+	(RHEL_RELEASE_VERSION(major, minor) == RHEL_RELEASE_CODE)
+#else
+#define THPCOW_RHEL(major, minor)	0
+#endif
 
 /* ---- Per-kernel overrides ---- */
 
@@ -42,6 +52,95 @@
  * Ubuntu 24.04's 6.8.0-49 (Makefile 6.8.12): its mm/huge_memory.c,
  * mm/memory.c and include/ give every entry below the value of upstream
  * 6.8; nothing to override.
+ */
+
+/*
+ * RHEL: <linux/version.h> (include/generated/uapi/linux/version.h) says
+ * which release it is, RHEL_RELEASE_CODE = (RHEL_MAJOR << 8) + RHEL_MINOR;
+ * the kernel of a minor release keeps its base version and takes backports
+ * in every update, so the release, not LINUX_VERSION_CODE, selects the
+ * values. module/Kbuild builds only for the releases below.
+ */
+#if THPCOW_RHEL(9, 6)
+/*
+ * RHEL 9.6's 5.14.0-570 (read in AlmaLinux's kernel-5.14.0-570.32.1.el9_6:
+ * mm/, include/, arch/x86/include): "5.14" in name only. Its THP fault
+ * path is folio-based, of about upstream 6.6/6.7 (alloc_pages_mpol() and
+ * folio_prep_large_rmappable(), but no uffd-wp async in wp_huge_pmd() and
+ * none of 6.8's mTHP): do_huge_pmd_wp_page() is 6.12's but for
+ * page_move_anon_rmap() (6.12: folio_move_anon_rmap()), reuses by
+ * PageAnonExclusive and still splits the huge zero page ("if
+ * (is_huge_zero_pmd(orig_pmd)) goto fallback;"); __do_huge_pmd_anonymous_page()
+ * charges the folio, clear_huge_page()s it, folio_add_new_anon_rmap(folio,
+ * vma, haddr) (which sets PageAnonExclusive) and folio_add_lru_vma(); no
+ * deferred split of new THPs, no mTHP. Backported, each with the upstream
+ * release whose change it is:
+ */
+/* 5.15: __mem_cgroup_charge() and __folio_throttle_swaprate() behind inlines */
+#define THPCOW_HAS_MEMCG_CHARGE_INLINE		1
+#define THPCOW_HAS_MEMCG_SWAPRATE_INLINE	1
+/* 5.15: PG_has_hwpoisoned */
+#define THPCOW_HAS_HWPOISONED_FLAG		1
+/* 5.16: struct folio; mem_cgroup_charge(folio, mm, gfp) */
+#define THPCOW_HAS_FOLIO			1
+#define THPCOW_HAS_MEMCG_CHARGE_FOLIO		1
+/* 5.18: page_remove_rmap(page, vma, compound) (no folio_remove_rmap_pmd(), 6.8) */
+#define THPCOW_HAS_REMOVE_RMAP_VMA		1
+/* 5.19: PG_anon_exclusive, FAULT_FLAG_UNSHARE, page_add_new_anon_rmap() without compound */
+#define THPCOW_HAS_ANON_EXCLUSIVE		1
+#define THPCOW_HAS_FAULT_FLAG_UNSHARE		1
+#define THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND	1
+/*
+ * 6.0: no FOLL_COW; hugepage_vma_check(vma, vm_flags, smaps, in_pf,
+ * enforce_sysfs); vma_alloc_folio(..., hugepage)
+ */
+#define THPCOW_HAS_NO_FOLL_COW			1
+#define THPCOW_HAS_HUGEPAGE_VMA_CHECK		1
+#define THPCOW_HAS_VMA_ALLOC_FOLIO		1
+/* 6.1: copy_mc_user_highpage(), which does not report (6.9 does) */
+#define THPCOW_HAS_COPY_MC_USER_HIGHPAGE	1
+/* 6.2: mm_trace_rss_stat(mm, member) */
+#define THPCOW_HAS_RSS_STAT_PERCPU		1
+/*
+ * 6.1..6.8: __folio_throttle_swaprate(), mmu_notifier_range_init() without
+ * its vma, folio_add_new_anon_rmap(folio, vma, address) (no rmap flags,
+ * 6.11), folio_add_lru_vma(), copy_user_large_folio() reporting a poisoned
+ * source in its own copy_subpage()
+ */
+#define THPCOW_HAS_FOLIO_THROTTLE_SWAPRATE	1
+#define THPCOW_HAS_MMU_NOTIFIER_RANGE_NO_VMA	1
+#define THPCOW_HAS_FOLIO_ADD_NEW_ANON_RMAP	1
+#define THPCOW_HAS_FOLIO_ADD_LRU_VMA		1
+#define THPCOW_HAS_COPY_USER_LARGE_FOLIO	1
+/* 6.6: pmd_mkwrite(pmd, vma) out of line (x86 shadow stacks) */
+#define THPCOW_HAS_PMD_MKWRITE_VMA		1
+/* 6.6: no __mmu_notifier_invalidate_range(), no _only_end: the TLB flush tells secondary TLBs */
+#define THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH	1
+/*
+ * Not backported (the 5.14 values hold): ftrace_regs accessors (6.2: it
+ * has ftrace_instruction_pointer_set()), folio_remove_rmap_pmd() (6.8),
+ * mTHP (6.8), __assign_str() with one argument (6.10), folio_zero_user()
+ * (6.11), rmap flags (6.11), the underused-THP shrinker
+ * (deferred_split_folio(folio) has one argument), and everything of 6.13.
+ */
+#endif
+
+/*
+ * RHEL 10.0's 6.12.0-55 (read in AlmaLinux's kernel-6.12.0-55.24.1.el10_0,
+ * against Debian's 6.12.118, which is upstream 6.12 with the 6.12.y stable
+ * updates): every entry of the table has the value of upstream 6.12, so
+ * nothing is overridden. do_huge_pmd_wp_page() (which splits the huge
+ * zero page), wp_huge_pmd(), __do_huge_pmd_anonymous_page() (with
+ * deferred_split_folio(folio, false) for the underused-THP shrinker),
+ * vma_alloc_folio_noprof(), folio_add_new_anon_rmap(), the memcg charge
+ * and mmu_notifier_range_init() are 6.12's, word for word. What differs
+ * there is what 6.12.y changed after RHEL's base, none of it on thpcow's
+ * path: __handle_mm_fault()'s PMD block (6.12.0's shape),
+ * deferred_split_folio() setting partially_mapped non-atomically, the
+ * huge zero folio's cmpxchg (no huge_zero_lock), __thp_vma_allowable_orders()'s
+ * file-VMA checks (thpcow asks for anonymous VMAs only); and RHEL's kABI
+ * reserves (RH_KABI_RESERVE) in struct mmu_notifier_range and its
+ * neighbours, which thpcow's build against RHEL's own headers follows.
  */
 
 /* ---- The table, oldest first ---- */

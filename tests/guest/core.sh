@@ -2,9 +2,11 @@
 # shellcheck disable=SC2317 # the cases are called through tap_run
 # vm: --kernel 6.1 --timeout 900
 # vm: --kernel ubuntu-6.8 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 900
+# vm: --kernel rhel-9.6 --modparams assume_ibt=1 --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 3600
 # vm-all: --kernel 6.12-debug --timeout 3600
 # vm-all: --kernel ubuntu-5.15 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 900
+# vm-all: --kernel rhel-10.0 --modparams assume_ibt=1 --timeout 900
 # The module core's tests, run inside a guest with thpcow loaded (the vm:
 # line above is how tests/check boots it; tests/vm/compat.t runs it on the
 # other series). Each case runs the write-after-read workload

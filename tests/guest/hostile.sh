@@ -2,6 +2,8 @@
 # vm: --kernel 6.1 --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 3600
 # vm-all: --kernel 6.12-debug --timeout 3600
+# vm-all: --kernel rhel-9.6 --timeout 900
+# vm-all: --kernel rhel-10.0 --timeout 900
 # Hostile input and privilege against thpcow's interfaces, inside a guest with
 # the module loaded (the vm: line above is how tests/check boots it; make
 # tools builds tests/prog first): /dev/thpcow as an unprivileged

@@ -8,6 +8,8 @@
 # vm-all: --kernel 6.12-debug --kvm --timeout 3600
 # vm-all: --kernel ubuntu-6.8 --kvm --timeout 900
 # vm-all: --kernel ubuntu-5.15 --kvm --timeout 900
+# vm-all: --kernel rhel-9.6 --kvm --timeout 900
+# vm-all: --kernel rhel-10.0 --kvm --timeout 900
 # The production path: guests under KVM (vm/run --kvm loads it; TCG
 # emulates AMD SVM with nested paging), whose writes are NPT faults that KVM
 # resolves through GUP on the VMM's RAM mapping, and whose NPT may map the
@@ -117,11 +119,10 @@ race_zero() {
 }
 
 # needs_collapse: skip the case on a kernel before 6.1 (5.10, Ubuntu's
-# 5.15), which has no MADV_COLLAPSE for thpcowctl collapse to use.
+# 5.15), which has no MADV_COLLAPSE for thpcowctl collapse to use (RHEL
+# 9.6's 5.14 has it: kernel_since).
 needs_collapse() {
-	local r
-	r=$(uname -r)
-	[[ $(printf '%s\n' 6.1 "${r%%-*}" | sort -V | head -n1) == 6.1 ]] || skip "$r has no MADV_COLLAPSE (6.1 on)"
+	kernel_since 6 1 || skip "$(uname -r) has no MADV_COLLAPSE (6.1 on)"
 }
 
 # On the kernel's own path the guest's writes leave its RAM split (KVM maps

@@ -3,6 +3,7 @@
 # vm: --kernel 6.1 --mem 1024 --tcg-threads single --timeout 1800
 # vm-all: --kernel 6.1-debug --mem 1024 --tcg-threads single --timeout 5400
 # vm-all: --kernel 6.12-debug --mem 1024 --tcg-threads single --timeout 5400
+# vm-all: --kernel rhel-10.0 --mem 1024 --tcg-threads single --timeout 1800
 # Faults and limits, run inside a guest with thpcow loaded (the vm: line
 # above is how tests/check boots it; one TCG thread: see --tcg-threads in
 # vm/run, QEMU runs stale int3s when unloading): where thpcow cannot have a

@@ -5,6 +5,8 @@
 # vm-all: --kernel 6.12-debug --timeout 2400
 # vm-all: --kernel ubuntu-6.8 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 600
 # vm-all: --kernel ubuntu-5.15 --modparams assume_ibt=1 --append transparent_hugepage=always --timeout 600
+# vm-all: --kernel rhel-9.6 --modparams assume_ibt=1 --timeout 600
+# vm-all: --kernel rhel-10.0 --modparams assume_ibt=1 --timeout 600
 # The policy modes beyond 'zero', run inside a guest with thpcow loaded
 # (tests/check boots it as the line above says; tests/vm/compat.t runs it
 # on the other series). 'copy': after

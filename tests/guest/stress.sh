@@ -2,6 +2,8 @@
 # vm: --kernel 6.1 --cpus 2 --mem 2048 --timeout 460
 # vm-all: --kernel 6.1-debug --cpus 2 --mem 2048 --timeout 1800
 # vm-all: --kernel 6.12-debug --cpus 2 --mem 2048 --timeout 1800
+# vm-all: --kernel rhel-9.6 --cpus 2 --mem 2048 --timeout 460
+# vm-all: --kernel rhel-10.0 --cpus 2 --mem 2048 --timeout 460
 # Data integrity under races, run inside a guest with thpcow loaded (the vm:
 # line above is how tests/check boots it, 2 CPUs): tests/prog/stress
 # read-faults and write-faults the huge zero page, forks, madvises, mprotects, unmaps, mremaps, write-protects

@@ -3,6 +3,8 @@
 # vm: --kernel 6.1 --tcg-threads single --timeout 900
 # vm-all: --kernel 6.1-debug --timeout 3600
 # vm-all: --kernel 6.12-debug --timeout 3600
+# vm-all: --kernel rhel-9.6 --tcg-threads single --timeout 900
+# vm-all: --kernel rhel-10.0 --tcg-threads single --timeout 900
 # Accounting where the memory is, against the real module, in a guest with
 # thpcow loaded (the vm: line above is how tests/check boots it): 'thpcowctl usage' (table, JSON,
 # Prometheus), debugfs 'usage', THPCOW_IOC_USAGE's checks, and 'get --pid'

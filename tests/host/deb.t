@@ -72,7 +72,7 @@ make_deb() {
 	check_eq "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$version" \
 		"debian/changelog's version (THPCOW_VERSION)"
 	# (the suites' directories, suite_packages', are not this build's)
-	check_eq "$(find build -mindepth 1 -maxdepth 2 ! -regex 'build/deb/\(bullseye\|bookworm\|trixie\)' | sort)" "build/deb
+	check_eq "$(find build -mindepth 1 -maxdepth 2 ! -regex 'build/deb/\(bullseye\|bookworm\|trixie\)' ! -path 'build/rpm*' | sort)" "build/deb
 build/deb/thpcow-dkms_${version}_all.deb
 build/deb/thpcow_${version}_amd64.buildinfo
 build/deb/thpcow_${version}_amd64.changes
@@ -110,10 +110,11 @@ dkms_package() {
 	# shellcheck disable=SC2016 # a literal $(
 	check_eq "$(grep -c '\$(' "$conf")" 0 "commands run while DKMS reads dkms.conf"
 	# The series DKMS builds for: module/Kbuild's that split (not 7.x),
-	# Debian's and Ubuntu's.
+	# Debian's and Ubuntu's, and the versions of RHEL's releases.
 	check_eq "$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\^(\(.*\))\\\.\"$/\1/p' "$conf" | sed 's/\\//g; s/|/ /g')" \
-		"$(sed -n 's/^thpcow-\(ubuntu-\)\{0,1\}series := //p' module/Kbuild | tr ' ' '\n' |
-			grep -v '^7\.' | sort -V | paste -sd ' ')" \
+		"$({ sed -n 's/^thpcow-\(ubuntu-\)\{0,1\}series := //p' module/Kbuild
+			sed -n 's/^thpcow-rhel-releases := //p' module/Kbuild | sed 's/[0-9.]*://g'; } |
+			tr ' ' '\n' | grep -v '^7\.' | sort -uV | paste -sd ' ')" \
 		"BUILD_EXCLUSIVE_KERNEL: module/Kbuild's series before 6.13"
 }
 
@@ -234,32 +235,19 @@ warnings_not_errors() {
 	check_match "$(cat "$tmp/werror.log")" "error: #warning" "THPCOW_WERROR=1 (make check)"
 }
 
-# The packaged source with bookworm's DKMS for Ubuntu's 6.8 and 5.15, against
-# their headers packages (their shared folders in vm/series) unpacked:
-# make bindeb-pkg's, which depend on nothing, where Canonical's
-# linux-headers-VER-generic depends on linux-headers-VER (its common half),
-# which Debian does not have. The guest side is tests/vm/packages.t's.
-dkms_ubuntu() {
-	local s where dir deb rel ko
+# The packaged source with bookworm's DKMS for Ubuntu's 6.8 and 5.15 and
+# RHEL's 9.6 and 10.0, against their headers packages (their shared folders
+# in vm/series) unpacked: make bindeb-pkg's, which depend on nothing, where
+# Canonical's linux-headers-VER-generic depends on linux-headers-VER (its
+# common half), which Debian does not have, and RHEL's kernel-devel is an
+# RPM. The guest side is tests/vm/packages.t's (Ubuntu's).
+dkms_prebuilt() {
+	local s
 	dkms_ready
-	# shellcheck source=SCRIPTDIR/../../vm/lib/prebuilt.sh
-	source vm/lib/prebuilt.sh
-	for s in ubuntu-6.8 ubuntu-5.15; do
-		where=$(series_get "$s" source)
-		dir=$prebuilt_shared/${where#shared:}
-		deb=$(compgen -G "$dir/linux-headers-*.deb" | head -n1) || skip "no $dir/linux-headers-*.deb"
-		rel=${deb##*/linux-headers-} rel=${rel%%_*}
-		echo "$s: ${deb##*/}, Depends: $(dpkg-deb -f "$deb" Depends | grep . || echo none)"
-		dpkg-deb -x "$deb" "$tmp/$s"
-		mkdir -p "$tmp/dkmstree-$s"
-		env -u THPCOW_WERROR dkms build -m thpcow -v "$version" --sourcetree "$tmp/pkg/usr/src" \
-			--dkmstree "$tmp/dkmstree-$s" -k "$rel" --kernelsourcedir "$tmp/$s/usr/src/linux-headers-$rel" \
-			>"$tmp/dkms-$s.log" 2>&1 || {
-			cat "$tmp/dkms-$s.log" "$tmp/dkmstree-$s/thpcow/$version/build/make.log"
-			return 1
-		}
-		ko=$(find "$tmp/dkmstree-$s/thpcow/$version/$rel" -name 'thpcow.ko*' | head -n1)
-		check_eq "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" "$rel" "$s: the module's kernel"
+	# shellcheck source=SCRIPTDIR/../lib/dkms-prebuilt.sh
+	source tests/lib/dkms-prebuilt.sh
+	for s in ubuntu-6.8 ubuntu-5.15 rhel-9.6 rhel-10.0; do
+		dkms_for_prebuilt "$tmp/pkg/usr/src" "$s" || return 1
 	done
 }
 
@@ -284,12 +272,15 @@ dkms_declines() {
 
 # A kernel update never fails, with bookworm's DKMS and the packaged
 # source and hook, in a mount namespace of their own (overlays on /usr/src,
-# /lib/modules, /var/lib/dkms, /etc/kernel; nothing of it outlives the case):
-# for 6.1 (its headers) the hook builds and installs thpcow; for a kernel
-# DKMS declines (7.3) and for one whose build fails (a 6.1 ABI whose
-# "headers" fail to build anything), Debian's own hook (DKMS's
+# /lib/modules, /var/lib/dkms, /etc/kernel, /etc/dkms; nothing of it
+# outlives the case): for 6.1 (its headers) the hook builds and installs
+# thpcow; for a kernel DKMS declines (7.3) and for one whose build fails (a
+# 6.1 ABI whose "headers" fail to build anything), Debian's own hook (DKMS's
 # autoinstall, /etc/kernel/header_postinst.d/dkms) and thpcow's both exit 0,
-# thpcow's saying why. The same source with AUTOINSTALL="yes" (0.1.0's
+# thpcow's saying why; for one module/Kbuild declines as untested (RHEL
+# 10.1's 6.12) thpcow's hook exits 0 with Kbuild's line, and
+# THPCOW_UNTESTED_KERNEL=1 added to MAKE[0] in /etc/dkms/thpcow.conf reaches
+# Kbuild. The same source with AUTOINSTALL="yes" (0.1.0's
 # dkms.conf) shows why thpcow leaves autoinstall: there Debian's hook fails
 # the declined kernel (bookworm's DKMS 3.0 counts BUILD_EXCLUSIVE's 77 as a
 # failure) and the failed build, and with it the headers' postinst.
@@ -300,15 +291,20 @@ kernel_updates() {
 	mkdir -p "$ns"
 	cp "$repo/tests/lib/deb-kernel-updates.sh" "$ns/run.sh"
 	out=$(unshare -m --propagation private bash "$ns/run.sh" "$tmp/pkg" "$version" "$release" "$ns" 2>&1)
-	grep -E '^(thpcow:|rc |dkms: autoinstall)' <<<"$out" || true
+	grep -E '^(thpcow:|rc |dkms: autoinstall|make.log)' <<<"$out" || true
 	check_eq "$(grep -E '^(rc|status)' <<<"$out")" "rc thpcow 6.1: 0
 status thpcow/$version, $release, x86_64: installed
 rc thpcow 7.3: 0
 rc debian 7.3: 0
 rc thpcow failing: 0
 rc debian failing: 0
+rc thpcow untested: 0
+rc THPCOW_UNTESTED_KERNEL=1 thpcow untested: 0
 rc autoinstall=yes debian 7.3: 11
 rc autoinstall=yes debian failing: 11" "exit statuses and dkms status"
+	check_match "$out" "thpcow: not built for Linux 6\.12\.0-55\.99\.1\.el10_1\.x86_64: Linux 6\.12 \(RHEL 10\.1's, RHEL_RELEASE_CODE 2561\) is not a kernel thpcow is tested on \(tested: .*\); THPCOW_UNTESTED_KERNEL=1 builds it anyway \(DKMS: in MAKE\[0\] of /etc/dkms/thpcow\.conf\)" \
+		"the hook on the untested kernel"
+	check_match "$out" $'\nmake.log thpcow: building for Linux 6\\.12 \\(RHEL 10\\.1\'s' "the override in /etc/dkms/thpcow.conf reaches module/Kbuild"
 	check_match "$out" "thpcow: not built for Linux 7\.3\.4\+deb13-amd64: not a kernel thpcow $version is built for" \
 		"the hook on the declined kernel"
 	check_match "$out" "thpcow: warning: DKMS could not build thpcow $version for Linux 6\.1\.0-99-amd64 " \
@@ -342,7 +338,8 @@ kernel_updates_chroots() {
 		check_eq "$(grep -E '^rc (thpcow|debian)' <<<"$out")" "rc thpcow 7.3: 0
 rc debian 7.3: 0
 rc thpcow failing: 0
-rc debian failing: 0" "${d%%:*}: exit statuses"
+rc debian failing: 0
+rc thpcow untested: 0" "${d%%:*}: exit statuses"
 		check_match "$out" "thpcow: not built for Linux 7\.3\.4\+deb13-amd64" "${d%%:*}: the hook on the declined kernel"
 		check_match "$out" "thpcow: warning: DKMS could not build" "${d%%:*}: the hook on the failed build"
 	done
@@ -426,9 +423,9 @@ cases=(
 	dkms_in_chroots     # bullseye's and trixie's DKMS and headers build it too
 	suite_packages      # make deb SUITE=bullseye|trixie: the same files, their releases' libraries
 )
-# about 2 minutes (dkms_ubuntu: 2 more): make check-all
+# about 2 minutes (dkms_prebuilt: 4 more): make check-all
 long_cases=(
 	kernel_updates_chroots # no kernel hook fails with bullseye's or trixie's DKMS either
-	dkms_ubuntu            # DKMS builds it against Ubuntu's 6.8 and 5.15 headers packages
+	dkms_prebuilt          # DKMS builds it against Ubuntu's 6.8 and 5.15, RHEL's 9.6 and 10.0 headers packages
 )
 tap_run "${cases[@]}" --long "${long_cases[@]}"

@@ -32,6 +32,7 @@ make uninstall	tests/host/install.t	install_into "$tmp/u" uninstall
 apt-get purge thpcow-dkms thpcowctl	tests/guest/packages.sh	apt-get -q -y purge thpcow-dkms thpcowctl
 make deb	tests/host/deb.t	make -s deb
 make deb SUITE=bullseye	tests/host/deb.t	make -s deb SUITE=$s
+make rpm	tests/host/rpm.t	make -s rpm
 apt-get install linux-headers-$(uname -r) linux-headers-amd64 ./thpcow-dkms_*.deb ./thpcowctl_*.deb	tests/guest/packages.sh	apt-get -q -y install "linux-headers-$release" ${meta:+"$meta"} ./thpcow-dkms_*.deb ./thpcowctl_*.deb
 thpcowctl probe	tests/guest/packages.sh	"$(thpcowctl probe)"
 thpcowctl load --path module/thpcow.ko	tests/guest/cli.sh	thpcowctl load --path "$ko"

@@ -124,6 +124,8 @@ versions_agree() {
 		"$(sed -n 's/^thpcow-series := //p' module/Kbuild)" "thpcowctl's series (probe.h), module/Kbuild's"
 	check_eq "$(sed -n 's/^#define THPCOW_UBUNTU_SERIES[[:space:]]*"\(.*\)"$/\1/p' tools/thpcowctl/probe.h)" \
 		"$(sed -n 's/^thpcow-ubuntu-series := //p' module/Kbuild)" "thpcowctl's Ubuntu series (probe.h), module/Kbuild's"
+	check_eq "$(sed -n 's/^#define THPCOW_RHEL_RELEASES[[:space:]]*"\(.*\)"$/\1/p' tools/thpcowctl/probe.h)" \
+		"$(sed -n 's/^thpcow-rhel-releases := //p' module/Kbuild)" "thpcowctl's RHEL releases (probe.h), module/Kbuild's"
 	check_eq "$dkms" "thpcow $header_version" "dkms.conf"
 	make -s module tools KERNEL_DIR="$headers" >/dev/null 2>&1
 	check_eq "$(modinfo -F version module/thpcow.ko)" "$header_version" "MODULE_VERSION"

@@ -16,7 +16,7 @@ build_scripts=(scripts/deps .ci/run)
 bench_scripts=(bench/run bench/demo bench/guest/*.sh bench/inner-initrd bench/inner-init)
 install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh
 	tests/lib/inguest.sh dist/libvirt-hook-qemu dist/libvirt-hook-qemu.d-thpcow dist/dkms-kernel-hook
-	tests/lib/deb-kernel-updates.sh
+	tests/lib/deb-kernel-updates.sh tests/lib/dkms-prebuilt.sh
 	debian/thpcow-dkms.postinst debian/thpcow-dkms.prerm debian/thpcowctl.postrm debian/thpcowctl.prerm)
 stress_scripts=(tests/guest/stress.sh tests/guest/stressng.sh)
 guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{cli,core,hostile,modes,limits,loadfail,selftests,usage}.sh

@@ -17,8 +17,9 @@
 # tests/guest/cli.sh, in a guest of each of them); core.sh,
 # modes.sh (tests/vm/compat.t) and the mm selftests (tests/vm/selftests.t)
 # run with assume_ibt=1 there too. Ubuntu's 6.8 and 5.15 (make check-all)
-# are built without IBT, as Debian's 6.1: thpcow loads and calls direct
-# (their core.sh and modes.sh runs have assume_ibt=1 too).
+# are built without IBT, as Debian's 6.1 and RHEL's 9.6: thpcow loads and
+# calls direct (their core.sh and modes.sh runs have assume_ibt=1 too);
+# RHEL's 10.0 is built with IBT and seals, as Debian's 6.12.
 # Every guest here runs on one TCG thread: 6.12 and 7.x (stress.sh, cli.sh)
 # had it from vm/run already, and the loads on the other series need no
 # second one; so the file weighs 1 for tests/check -j.
@@ -82,6 +83,8 @@ loads_latest() { assumed latest some "$stress"; }
 cli_latest() { assumed latest some "$cli_native"; }
 loads_ubuntu_6_8() { assumed ubuntu-6.8 none; }
 loads_ubuntu_5_15() { assumed ubuntu-5.15 none; }
+loads_rhel_9_6() { assumed rhel-9.6 none; }
+loads_rhel_10_0() { assumed rhel-10.0 some; }
 
 cd "$repo" || exit 1
 cases=(
@@ -97,6 +100,8 @@ long_cases=(
 	              # splitting kernel)
 	loads_ubuntu_6_8  # Ubuntu's 6.8 (not built with IBT): loads, calls direct
 	loads_ubuntu_5_15 # Ubuntu's 5.15 (not built with IBT): the same
+	loads_rhel_9_6    # RHEL's 9.6 (not built with IBT): the same
+	loads_rhel_10_0   # RHEL's 10.0 (IBT, sealed): loads, calls direct
 )
 # the guests' skipped cases count (tap_fold), so the plan comes last
 tap_plan_last=1

@@ -55,6 +55,8 @@ selftests_6_1_debug() { selftests_debug 6.1; }
 selftests_6_12_debug() { selftests_debug 6.12 --cpu-off pdpe1gb; }
 selftests_ubuntu_6_8() { selftests_on ubuntu-6.8 6.12; }
 selftests_ubuntu_5_15() { selftests_on ubuntu-5.15 6.1; }
+selftests_rhel_9_6() { selftests_on rhel-9.6 6.12; }
+selftests_rhel_10_0() { selftests_on rhel-10.0 6.12; }
 
 # The comparison itself, with a stand-in for 6.x's uffd-unit-tests on 6.1
 # (FAKE_UFFD says where it stops at an ERROR, and when):
@@ -206,6 +208,11 @@ long_cases=(
 	# of the nearest series with the same layout
 	selftests_ubuntu_6_8  # Ubuntu's 6.8, 6.12's programs (selftests/mm, as 6.8's)
 	selftests_ubuntu_5_15 # Ubuntu's 5.15, 6.1's programs (selftests/vm, as 5.15's; 5.10's lack four)
+	# RHEL's trees have their own (source-mm-kvm.tar.xz), which
+	# vm/selftests-build does not build: Debian's 6.12 programs, of
+	# selftests/mm as RHEL 9.6's and 10.0's
+	selftests_rhel_9_6    # RHEL's 9.6, 6.12's programs
+	selftests_rhel_10_0   # RHEL's 10.0, 6.12's programs
 )
 # the guests' skipped cases count (tap_fold), so the plan comes last
 tap_plan_last=1

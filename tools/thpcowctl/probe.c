@@ -157,12 +157,34 @@ static int ubuntu_kernel(const char *release)
 	return found;
 }
 
+/*
+ * "9.6:5.14" of "5.14.0-570.32.1.el9_6.x86_64" (RHEL's) or of
+ * "5.14.0-570.32.1.el9.6" (the harness's build); 0, or -1 if release does
+ * not name a RHEL release.
+ */
+static int rhel_release(const char *release, const char *series, char *out,
+			size_t len)
+{
+	const char *p = strstr(release, ".el");
+	unsigned int major, minor;
+	char sep;
+	int n = 0;
+
+	if (!p || sscanf(p, ".el%u%c%u%n", &major, &sep, &minor, &n) != 3 ||
+	    (sep != '_' && sep != '.') || (p[n] && p[n] != '.'))
+		return -1;
+	snprintf(out, len, "%u.%u:%s", major, minor, series);
+	return 0;
+}
+
 int series_known(const char *release)
 {
-	char s[32];
+	char s[32], r[48];
 
 	if (series_of(release, s, sizeof(s)))
 		return 0;
+	if (!rhel_release(release, s, r, sizeof(r)))
+		return in_list(r, THPCOW_RHEL_RELEASES);
 	return in_list(s, THPCOW_SERIES) ||
 		(in_list(s, THPCOW_UBUNTU_SERIES) && ubuntu_kernel(release));
 }

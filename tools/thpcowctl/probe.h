@@ -11,13 +11,18 @@
 #include <stddef.h>
 
 /*
- * module/Kbuild's thpcow-series and thpcow-ubuntu-series (tests/host/install.t
- * checks they agree); the second only for a kernel configured from Ubuntu's
- * tree (CONFIG_UBUNTU_ODM_DRIVERS), as Kbuild tells it
+ * module/Kbuild's thpcow-series, thpcow-ubuntu-series and
+ * thpcow-rhel-releases (tests/host/install.t checks they agree); the second
+ * only for a kernel configured from Ubuntu's tree (CONFIG_UBUNTU_ODM_DRIVERS),
+ * as Kbuild tells it; the third RHEL_MAJOR.RHEL_MINOR:series, for a release
+ * whose uname -r carries RHEL's ".elMAJOR_MINOR" (Kbuild reads the headers'
+ * RHEL_RELEASE_CODE, which a running kernel does not show)
  */
 #define THPCOW_SERIES	"5.10 6.1 6.12 7.3"
 #define THPCOW_UBUNTU_SERIES	"5.15 6.8"
-#define THPCOW_SERIES_ALL	THPCOW_SERIES " and Ubuntu's " THPCOW_UBUNTU_SERIES
+#define THPCOW_RHEL_RELEASES	"9.6:5.14 10.0:6.12"
+#define THPCOW_SERIES_ALL	THPCOW_SERIES ", Ubuntu's " THPCOW_UBUNTU_SERIES \
+				" and RHEL's " THPCOW_RHEL_RELEASES
 /* the end of what is said where the kernel substitutes by itself */
 #define NEEDED_ONLY_FOR	"thpcow is needed only for copy or split"
 
@@ -47,7 +52,8 @@ const char *kernel_zero_path(const char *sw, bool loaded, bool native);
 /*
  * Is the series (VERSION.PATCHLEVEL) of release one thpcow knows? An Ubuntu
  * series only where release's configuration (/boot/config-RELEASE, else its
- * headers' .config) sets CONFIG_UBUNTU_ODM_DRIVERS.
+ * headers' .config) sets CONFIG_UBUNTU_ODM_DRIVERS; a RHEL release only
+ * with its series ("5.14.0-570.32.1.el9_6.x86_64": 9.6:5.14).
  */
 int series_of(const char *release, char *series, size_t len);
 int series_known(const char *release);

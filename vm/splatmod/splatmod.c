@@ -120,8 +120,11 @@ static int splat_ptc(void)
 	if (!page)
 		return -ENOMEM;
 	pte = pfn_pte(page_to_pfn(page), PAGE_SHARED);
-	/* the address argument went between 6.1 and 6.8 */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	/*
+	 * the address argument went between 6.1 and 6.8 (RHEL 9.6's 5.14
+	 * has the newer form, the only RHEL of vm/series before 6.6)
+	 */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0) && !defined(RHEL_RELEASE_CODE)
 	page_table_check_pte_clear(current->mm, 0, pte);
 #else
 	page_table_check_pte_clear(current->mm, pte);

@@ -4,7 +4,7 @@
 # its report in the excerpt, whatever COMMAND returned: a test-only module,
 # vm/splatmod, loaded with splat=NAME, makes that detector report at once.
 # make check runs the two that stock kernels have: DEBUG_LIST on Debian's 6.1
-# and KFENCE on Ubuntu's 6.8 (about 15 s a guest); make check-all runs
+# and KFENCE on Ubuntu's 6.8 and RHEL's 9.6 (about 15 s a guest); make check-all runs
 # them all on 6.1-debug, and first a clean load there (splat=none), which
 # must pass: the kmemleak scan after COMMAND finds nothing of its own; on
 # 6.12-debug the clean load, page_table_check and the broken build.
@@ -39,6 +39,8 @@ list_6_1() { splat 6.1 list DEBUG_LIST 125 'list_add corruption'; }
 kfence_ubuntu_6_8() {
 	splat ubuntu-6.8 kfence KFENCE 125 'BUG: KFENCE: use-after-free read' --append kfence.sample_interval=100
 }
+# RHEL samples every 100 ms by itself (CONFIG_KFENCE_SAMPLE_INTERVAL=100).
+kfence_rhel_9_6() { splat rhel-9.6 kfence KFENCE 125 'BUG: KFENCE: use-after-free read'; }
 
 # broken SERIES RC REGEX: modes.sh with the THPCOW_BREAK=RMAP module on SERIES.
 broken() {
@@ -79,6 +81,7 @@ broken_debug_6_12() { broken_on_debug 6.12-debug; }
 cases=(
 	list_6_1          # Debian's 6.1 (DEBUG_LIST, BUG_ON_DATA_CORRUPTION): list_add corruption
 	kfence_ubuntu_6_8 # Ubuntu's 6.8 (KFENCE): a KFENCE use-after-free report
+	kfence_rhel_9_6   # RHEL's 9.6 (KFENCE): the same
 )
 long_cases=(
 	clean_debug   # 6.1-debug: a module that does nothing passes, kmemleak scan and all

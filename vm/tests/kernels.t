@@ -5,7 +5,8 @@
 # (tests/vm/compat.t runs the module's tests there). The prebuilt series
 # (shared: and built: in vm/series): Ubuntu's two in make check (about
 # 15-30 s each; 6.8 through module_on_prebuilt, its bare boot in make
-# check-all), the debug kernels in make check-all (vm/build-kernel builds
+# check-all), RHEL's two bare in make check-all (tests/vm/compat.t loads
+# the module on them), the debug kernels in make check-all (vm/build-kernel builds
 # them first if it has not: half an hour to over an hour each).
 set -uo pipefail
 vm=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +92,8 @@ boots_6_12() { boots 6.12 '^6\.12\.[0-9]+\+deb13-amd64$'; }
 boots_latest() { boots latest '^[7-9]\.[0-9]+\.[0-9]+\+deb13-amd64$'; }
 boots_ubuntu_6_8() { boots ubuntu-6.8 '^6\.8\.12-49-generic$'; }
 boots_ubuntu_5_15() { boots ubuntu-5.15 '^5\.15\.200-185-generic$'; }
+boots_rhel_9_6() { boots rhel-9.6 '^5\.14\.0-570\.32\.1\.el9\.6$'; }
+boots_rhel_10_0() { boots rhel-10.0 '^6\.12\.0-55\.24\.1\.el10\.0$'; }
 boots_6_1_debug() { boots 6.1-debug '^6\.1\.[0-9]+-thpcow-debug$'; }
 boots_6_12_debug() { boots 6.12-debug '^6\.12\.[0-9]+-thpcow-debug$'; }
 
@@ -193,6 +196,8 @@ cases=(
 )
 long_cases=(
 	boots_ubuntu_6_8         # Ubuntu 24.04's 6.8.0-49 boots (make check boots it with the module)
+	boots_rhel_9_6           # RHEL 9.6's 5.14.0-570.32.1 (AlmaLinux's build) boots
+	boots_rhel_10_0          # RHEL 10.0's 6.12.0-55.24.1 (AlmaLinux's build) boots
 	boots_6_1_debug          # 6.1-debug (vm/build-kernel) boots
 	boots_6_12_debug         # 6.12-debug boots
 	gigantic_bug_6_12_debug  # 6.12-debug still BUGs reserving a 1 GiB page

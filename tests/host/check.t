@@ -245,28 +245,28 @@ peak() {
 # vCPUs. -j 1 and THPCOW_JOBS=1 run one at a time (-j1: see
 # parallel_output_as_serial); -j2 is the default on 2 cores or more.
 parallel_weights() {
-	local want files=(host/a.t="$(span a 1 0.6)" host/b.t="# jobs: 2
-$(span b 2 0.3)" guest/c.sh="# vm: --kernel 6.1
-$(span c 2 0.3)" guest/d.sh="# vm: --kernel 6.12 --append '--cpus 4'
-$(span d 1 0.3)" guest/e.sh="# vm: --cpus 4 --tcg-threads single
-$(span e 1 0.3)" guest/f.sh="# vm: --kernel ubuntu-6.8
-$(span f 1 0.3)" guest/g.sh="# vm: --cpus 1
-$(span g 1 0.3)" vm/h.t="$(span h 2 0.3)")
+	local want files=(host/a.t="$(span a 1 2)" host/b.t="# jobs: 2
+$(span b 2 1)" guest/c.sh="# vm: --kernel 6.1
+$(span c 2 1)" guest/d.sh="# vm: --kernel 6.12 --append '--cpus 4'
+$(span d 1 1)" guest/e.sh="# vm: --cpus 4 --tcg-threads single
+$(span e 1 1)" guest/f.sh="# vm: --kernel ubuntu-6.8
+$(span f 1 1)" guest/g.sh="# vm: --cpus 1
+$(span g 1 1)" vm/h.t="$(span h 2 1)")
 	j=-j2 with "${files[@]}"
 	check_eq "$last" "8 passed, 0 failed" "-j2's last line"
 	check_eq "$(peak)" "2 2" "-j2: the most weight and files at once"
-	j='-j 1' with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	j='-j 1' with host/a.t="$(span a 1 1)" host/b.t="$(span b 1 1)"
 	check_eq "$(peak)" "1 1" "-j 1: the most weight and files at once"
-	THPCOW_JOBS=1 with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	THPCOW_JOBS=1 with host/a.t="$(span a 1 1)" host/b.t="$(span b 1 1)"
 	check_eq "$(peak)" "1 1" "THPCOW_JOBS=1: the most weight and files at once"
 	unset THPCOW_JOBS
-	j='' with host/a.t="$(span a 1 0.3)" host/b.t="$(span b 1 0.3)"
+	j='' with host/a.t="$(span a 1 1)" host/b.t="$(span b 1 1)"
 	want="1 1"
 	(($(nproc) < 2)) || want="2 2"
 	check_eq "$(peak)" "$want" "by default ($(nproc) cores): the most weight and files at once"
 	j=-j3 with host/a.t="# jobs: 2
-$(span a 2 0.3)" host/b.t="$(span b 1 0.3)" host/c.t="# jobs: 9
-$(span c 3 0.3)"
+$(span a 2 1)" host/b.t="$(span b 1 1)" host/c.t="# jobs: 9
+$(span c 3 1)"
 	check_eq "$(peak)" "3 2" "-j3: the most weight and files at once (9 runs alone)"
 }
 

@@ -20,3 +20,23 @@ kernel_problems+='|blocked for more than|Kernel panic'
 kernel_problems+='|WARNING: (possible |inconsistent lock state|bad unlock balance|held lock freed'
 kernel_problems+='|lock held when returning|suspicious RCU usage|.*-safe -> .*-unsafe)'
 kernel_problems+='|list_(add|del) corruption|UBSAN:|unreferenced object 0x|new suspected memory leaks'
+
+# splat_alloc_blanked: stdin to stdout, with the kernel's own reports of an
+# allocation that failed blanked, which a run that injects allocation
+# failures expects:
+#   - warn_alloc(): "COMM: page allocation failure: ..." or "COMM: vmalloc
+#     error: ...", then the stack it dumps, up to its "</TASK>";
+#   - the module loader's jump-label notifier, which WARNs when it cannot
+#     allocate a module's static-key entries and then fails the load with
+#     ENOMEM (kernel/jump_label.c, jump_label_module_notify(): "Failed to
+#     allocate memory: jump_label may not work properly."), up to the WARN's
+#     "---[ end trace".
+# The lines stay, empty, so that line numbers do not move; a report blanks
+# at most 150 lines (a stack dump is shorter), so one whose end is missing
+# hides nothing after it.
+splat_alloc_blanked() {
+	awk '/: (page allocation failure|vmalloc error): / { end = "</TASK>"; n = 0 }
+	/Failed to allocate memory: jump_label may not work properly/ { end = "---\\[ end trace"; n = 0 }
+	end != "" && n++ < 150 { if ($0 ~ end) end = ""; print ""; next }
+	{ end = ""; print }'
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
-# vm-all: --kernel 6.1-debug --timeout 5400
-# vm-all: --kernel 6.12-debug --timeout 5400
+# vm-all: --kernel 6.1-debug --fault-injection --timeout 5400
+# vm-all: --kernel 6.12-debug --fault-injection --timeout 5400
 # The module's failure paths, driven by the kernel's fault injection, which
 # only the harness's debug kernels have (vm/build-kernel: FAULT_INJECTION,
 # FAILSLAB, FAIL_PAGE_ALLOC; stock kernels have none, so this runs in make
@@ -47,8 +47,17 @@ walk() {
 	}
 }
 
+# fail-nth counts every allocation the call makes: those that may sleep
+# too (failslab and fail_page_alloc leave them alone by default), of every
+# order, and nothing else fails meanwhile.
+nth_counts_all() {
+	failing failslab probability=0 ignore-gfp-wait=N
+	failing fail_page_alloc probability=0 ignore-gfp-wait=N ignore-gfp-highmem=N min-order=0
+}
+
 ioctl_failure_points() {
 	local op rc=0
+	nth_counts_all
 	cg_make t base
 	for op in version stats list usage get-global get-pid get-cgroup set-global set-pid \
 		set-pid-children set-cgroup clear-global clear-pid clear-cgroup; do
@@ -65,6 +74,7 @@ ioctl_failure_points() {
 
 load_failure_points() {
 	local rc=0
+	nth_counts_all
 	rmmod thpcow
 	"$failnth" load "$ko" "${THPCOW_VM_MODPARAMS:-}" >"$out/load" 2>&1 || rc=$?
 	tail -n 1 "$out/load"

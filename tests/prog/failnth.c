@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -159,16 +160,23 @@ static bool state_same(const struct state *was)
 
 /* --- the calls ------------------------------------------------------------ */
 
+/*
+ * DIR/NAME's descriptor, opened once: an open() between writing fail-nth
+ * and the call would take the failure meant for the call.
+ */
 static int cgroup_fd(const char *name)
 {
+	static int fds[2] = { -1, -1 };
+	int *fd = &fds[strcmp(name, "t") != 0];
 	char path[4096];
-	int fd;
 
+	if (*fd >= 0)
+		return *fd;
 	snprintf(path, sizeof(path), "%s/%s", cgdir, name);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
 		die(1, "%s: %s", path, strerror(errno));
-	return fd;
+	return *fd;
 }
 
 /* One policy ioctl on SCOPE (pid: the child; cgroup: DIR/NAME); 0 or errno. */
@@ -185,8 +193,6 @@ static int policy(unsigned long cmd, __u32 scope, const char *name,
 	else if (scope == THPCOW_SCOPE_CGROUP)
 		p.cgroup_fd = cgroup_fd(name);
 	ret = ioctl(dev, cmd, &p) ? errno : 0;
-	if (scope == THPCOW_SCOPE_CGROUP)
-		close(p.cgroup_fd);
 	if (out)
 		*out = p;
 	return ret;
@@ -261,8 +267,10 @@ static int call(const struct op *op)
 	} a;
 
 	memset(&a, 0, sizeof(a));
-	if (op->cmd)
+	if (op->cmd == THPCOW_IOC_SET)
 		return policy(op->cmd, op->scope, "t", THPCOW_MODE_ZERO, op->flags, NULL);
+	if (op->cmd)
+		return policy(op->cmd, op->scope, "t", 0, 0, NULL);
 	if (!strcmp(op->name, "version")) {
 		a.v.size = sizeof(a.v);
 		return ioctl(dev, THPCOW_IOC_VERSION, &a.v) ? errno : 0;
@@ -397,6 +405,23 @@ static int walk_load(const char *ko, const char *params, unsigned int max)
 	die(1, "load: still failing at %u", max);
 }
 
+/* At any exit, die() included: no rule and no child left behind. */
+static void cleanup(void)
+{
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = 0;
+	}
+	if (dev < 0)
+		return;
+	policy(THPCOW_IOC_CLEAR, THPCOW_SCOPE_CGROUP, "base", 0, 0, NULL);
+	policy(THPCOW_IOC_CLEAR, THPCOW_SCOPE_CGROUP, "t", 0, 0, NULL);
+	policy(THPCOW_IOC_SET, THPCOW_SCOPE_GLOBAL, NULL, THPCOW_MODE_KERNEL, 0, NULL);
+	close(dev);
+	dev = -1;
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -451,17 +476,18 @@ int main(int argc, char *argv[])
 	if (child < 0)
 		die(1, "fork: %s", strerror(errno));
 	if (!child) {
+		/* the device is not held open by a child left behind */
+		close(dev);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pause();
 		_exit(0);
 	}
+	atexit(cleanup);
+	cgroup_fd("t");
+	cgroup_fd("base");
 	if (!unarmed)
 		must(policy(THPCOW_IOC_SET, THPCOW_SCOPE_CGROUP, "base",
 			    THPCOW_MODE_COPY, 0, NULL), "the base rule");
 	ret = walk_op(&ops[i], max);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
-	policy(THPCOW_IOC_CLEAR, THPCOW_SCOPE_CGROUP, "base", 0, 0, NULL);
-	policy(THPCOW_IOC_CLEAR, THPCOW_SCOPE_CGROUP, "t", 0, 0, NULL);
-	policy(THPCOW_IOC_SET, THPCOW_SCOPE_GLOBAL, NULL, THPCOW_MODE_KERNEL, 0, NULL);
 	return ret;
 }

@@ -119,7 +119,16 @@ thp_allocations_fail() {
 		done
 		made=$(val "$mode.delta" "$([[ $mode == zero ]] && echo substituted || echo copied)")
 		fb=$(val "$mode.delta" fallback_alloc)
-		check_eq $((made + fb)) "$regions" "$mode: THPs made and allocations that failed"
+		if [[ $mode == zero ]]; then
+			check_eq $((made + fb)) "$regions" "$mode: THPs made and allocations that failed"
+		else
+			# the parent's own first writes may get no THP either: a
+			# copy for each THP it had at the fork, at most
+			((made + fb > 0 && made + fb <= regions)) || {
+				echo "$mode: $made copied, $fb failed, of $regions"
+				rc=1
+			}
+		fi
 		((fb > 0)) || {
 			echo "$mode: no THP allocation failed"
 			rc=1

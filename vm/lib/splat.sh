@@ -26,17 +26,18 @@ kernel_problems+='|list_(add|del) corruption|UBSAN:|unreferenced object 0x|new s
 # failures expects:
 #   - warn_alloc(): "COMM: page allocation failure: ..." or "COMM: vmalloc
 #     error: ...", then the stack it dumps, up to its "</TASK>";
-#   - the module loader's jump-label notifier, which WARNs when it cannot
-#     allocate a module's static-key entries and then fails the load with
-#     ENOMEM (kernel/jump_label.c, jump_label_module_notify(): "Failed to
-#     allocate memory: jump_label may not work properly."), up to the WARN's
-#     "---[ end trace".
+#   - the WARNs of kernel/jump_label.c, each up to its "---[ end trace": the
+#     module loader's jump-label notifier WARNs when it cannot allocate a
+#     coming module's static-key entries (jump_label_module_notify(): "Failed
+#     to allocate memory: jump_label may not work properly."), then its
+#     cleanup, jump_label_del_module(), WARNs for each key it had not yet
+#     linked (6.12), and the load fails with ENOMEM. thpcow calls none of it.
 # The lines stay, empty, so that line numbers do not move; a report blanks
 # at most 150 lines (a stack dump is shorter), so one whose end is missing
 # hides nothing after it.
 splat_alloc_blanked() {
 	awk '/: (page allocation failure|vmalloc error): / { end = "</TASK>"; n = 0 }
-	/Failed to allocate memory: jump_label may not work properly/ { end = "---\\[ end trace"; n = 0 }
+	/WARNING: CPU: [0-9]+ PID: [0-9]+ at kernel\/jump_label\.c:/ { end = "---\\[ end trace"; n = 0 }
 	end != "" && n++ < 150 { if ($0 ~ end) end = ""; print ""; next }
 	{ end = ""; print }'
 }

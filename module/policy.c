@@ -455,12 +455,14 @@ out:
 int thpcow_policy_set_task(struct task_struct *task, enum thpcow_mode mode,
 			   u32 flags)
 {
+	struct pid *pid = get_task_pid(task, PIDTYPE_TGID);
 	struct thpcow_rule *rule;
 
-	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, get_task_pid(task, PIDTYPE_TGID),
-				 mode, flags, GFP_KERNEL);
-	if (!rule)
+	rule = thpcow_rule_alloc(THPCOW_SCOPE_PID, pid, mode, flags, GFP_KERNEL);
+	if (!rule) {
+		put_pid(pid);
 		return -ENOMEM;
+	}
 	return thpcow_rule_upsert(rule, task);
 }
 

@@ -46,9 +46,21 @@ static struct thpcow_ksym thpcow_ksym_table[] __ro_after_init = {
 #include "ksym-list.h"
 };
 
+/*
+ * Registered disabled: register_kprobe() resolves the address and never
+ * arms the probe, so unregister_kprobe() has nothing to disarm. An armed
+ * probe there is an ftrace one, whose disarm allocates (a new filter hash);
+ * when that allocation failed, unregister_kprobe() left the probe in the
+ * kernel's kprobe table ("Failed to disarm kprobe-ftrace ... (error -12)"),
+ * pointing into this stack frame, and the next walk of the table (a module
+ * loading) oopsed: found by tests/guest/faults.sh (fail-nth over the load).
+ */
 static void *thpcow_kprobe_kallsyms_lookup_name(void)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	struct kprobe kp = {
+		.symbol_name = "kallsyms_lookup_name",
+		.flags = KPROBE_FLAG_DISABLED,
+	};
 	void *addr;
 	int ret;
 

@@ -19,7 +19,7 @@ install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t t
 	tests/lib/deb-kernel-updates.sh tests/lib/dkms-prebuilt.sh
 	debian/thpcow-dkms.postinst debian/thpcow-dkms.prerm debian/thpcowctl.postrm debian/thpcowctl.prerm)
 stress_scripts=(tests/guest/stress.sh tests/guest/stressng.sh)
-guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{cli,core,hostile,modes,limits,loadfail,selftests,usage}.sh
+guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{cli,core,faults,hostile,modes,limits,loadfail,selftests,usage}.sh
 	tests/vm/{demo,loadfail}.t)
 collapse_scripts=(tests/guest/collapse.sh tests/vm/collapse.t)
 kvm_scripts=(tests/guest/kvm.sh tests/vm/kvm-break.t)

@@ -8,8 +8,10 @@
 # install-tools', the systemd units under /usr/lib/systemd/system, the /etc
 # files as %config(noreplace)); and DKMS (bookworm's: EPEL's is not at hand)
 # builds the RPM's module sources against RHEL 9.6's and 10.0's headers
-# packages (../shared/kernels; make check-all). What no test here does:
-# install them on RHEL (dnf, EPEL's dkms, its kernel-install hooks, SELinux).
+# packages (../shared/kernels; make check-all); thpcow-dkms's kernel-install
+# plugin hands a new kernel to the hook and never fails. What no test here
+# does: install them on RHEL (dnf, EPEL's dkms, kernel-install itself there,
+# SELinux).
 # jobs: 2
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,12 +60,36 @@ thpcow.spec" "the source package"
 dkms_package() {
 	[[ -f $dkms_rpm ]] || skip "no $dkms_rpm (make_rpm failed)"
 	check_eq "$(rpm -qp --qf '%{ARCH}' "$dkms_rpm" 2>/dev/null)" noarch "thpcow-dkms' architecture"
-	check_eq "$(contents "$dkms_rpm")" "$(listed 'install-dkms(-src)?')" "thpcow-dkms' files"
+	# make install-dkms' files, and kernel-install's plugin (RHEL's hook)
+	check_eq "$(contents "$dkms_rpm")" "$({ listed 'install-dkms(-src)?' &&
+		echo "-rwxr-xr-x /usr/lib/kernel/install.d/50-thpcow.install"; } | sort -k2)" "thpcow-dkms' files"
 	mkdir -p "$tmp/dkms-root"
 	(cd "$tmp/dkms-root" && rpm2cpio "$dkms_rpm" | cpio -idm --quiet) || return 1
 	check_eq "$(grep '^PACKAGE_VERSION=' "$tmp/dkms-root/usr/src/thpcow-$version/dkms.conf")" \
 		"PACKAGE_VERSION=\"$version\"" "a literal PACKAGE_VERSION"
 	check_match "$(rpm -qp --requires "$dkms_rpm" 2>/dev/null)" $'(^|\n)dkms\n' "requires dkms"
+}
+
+# kernel-install's plugin hands `add RELEASE` to the hook, and nothing else;
+# it exits 0 whatever the hook does (here: a stand-in hook that fails).
+kernel_install_plugin() {
+	local plugin=$tmp/dkms-root/usr/lib/kernel/install.d/50-thpcow.install out rc args
+	[[ -x $plugin ]] || skip "no plugin extracted (dkms_package failed)"
+	mkdir -p "$tmp/hook"
+	printf '#!/bin/sh
+echo "hook $*" >>"%s/calls"
+exit 3
+' "$tmp/hook" >"$tmp/hook/dkms-kernel-hook"
+	chmod +x "$tmp/hook/dkms-kernel-hook"
+	sed "s%/usr/libexec/thpcow/%$tmp/hook/%" "$plugin" >"$tmp/hook/plugin"
+	for args in "add 5.14.0-611.el9_7.x86_64 /boot/entry /boot/vmlinuz" "remove 5.14.0-570.el9_6.x86_64" "add" ""; do
+		# shellcheck disable=SC2086 # the arguments, split
+		sh "$tmp/hook/plugin" $args
+		rc=$?
+		check_eq "$rc" 0 "the plugin's exit status for '$args'"
+	done
+	out=$(cat "$tmp/hook/calls" 2>/dev/null)
+	check_eq "$out" "hook 5.14.0-611.el9_7.x86_64" "the hook's calls"
 }
 
 ctl_package() {
@@ -93,6 +119,7 @@ cases=(
 	make_rpm          # make rpm: thpcow-dkms, thpcowctl and the source package in build/rpm
 	dkms_package      # thpcow-dkms: noarch, make install-dkms' files, a literal version
 	ctl_package       # thpcowctl: make install-tools' files, units in /usr/lib/systemd/system, %config
+	kernel_install_plugin # a new kernel (kernel-install add) runs the hook; the plugin never fails
 )
 long_cases=(
 	dkms_rhel_headers # DKMS builds the RPM's sources against RHEL 9.6's and 10.0's headers

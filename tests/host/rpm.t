@@ -115,11 +115,44 @@ dkms_rhel_headers() {
 	done
 }
 
+# thpcow-dkms's scriptlets, run by sh with a stand-in dkms that logs its
+# calls (and lists an older version and this one as registered): RPM runs
+# the new package's %post before the old one's %preun, so the %post removes
+# any other version, and a %preun removes this one only on an erase ($1 0),
+# not when an upgrade or a reinstall to the same version follows ($1 1).
+dkms_scriptlets() {
+	local scripts post preun
+	[[ -f $dkms_rpm ]] || skip "no $dkms_rpm (make_rpm failed)"
+	scripts=$(rpm -qp --scripts "$dkms_rpm" 2>/dev/null)
+	post=$(sed -n '/^postinstall scriptlet/,/^preuninstall scriptlet/p' <<<"$scripts" | sed '1d;$d')
+	preun=$(sed -n '/^preuninstall scriptlet/,$p' <<<"$scripts" | sed '1d;/scriptlet/,$d')
+	# its test of a registered version, on a directory that exists here; no
+	# kernel's headers for the hook's loop
+	preun=${preun//\/var\/lib\/dkms\/thpcow\/$version/$tmp}
+	post=${post//\/lib\/modules\//$tmp/none/}
+	mkdir -p "$tmp/stub"
+	cat >"$tmp/stub/dkms" <<-EOF
+		#!/bin/sh
+		echo "dkms \$*" >>"$tmp/stub/calls"
+		[ "\$1" != status ] || printf 'thpcow/0.1.9, 5.14.0-570.el9_6.x86_64, x86_64: installed\nthpcow/$version: added\n'
+	EOF
+	chmod +x "$tmp/stub/dkms"
+	PATH=$tmp/stub:$PATH sh -c "$post" sh 1
+	check_eq "$(grep -v '^dkms status' "$tmp/stub/calls")" "dkms remove -m thpcow -v 0.1.9 --all
+dkms add -m thpcow -v $version" "%post's dkms calls"
+	: >"$tmp/stub/calls"
+	PATH=$tmp/stub:$PATH sh -c "$preun" sh 1
+	check_eq "$(cat "$tmp/stub/calls")" "" "%preun on an upgrade"
+	PATH=$tmp/stub:$PATH sh -c "$preun" sh 0
+	check_eq "$(cat "$tmp/stub/calls")" "dkms remove -m thpcow -v $version --all" "%preun on an erase"
+}
+
 cases=(
 	make_rpm          # make rpm: thpcow-dkms, thpcowctl and the source package in build/rpm
 	dkms_package      # thpcow-dkms: noarch, make install-dkms' files, a literal version
 	ctl_package       # thpcowctl: make install-tools' files, units in /usr/lib/systemd/system, %config
 	kernel_install_plugin # a new kernel (kernel-install add) runs the hook; the plugin never fails
+	dkms_scriptlets   # %post removes other versions; %preun removes only on an erase
 )
 long_cases=(
 	dkms_rhel_headers # DKMS builds the RPM's sources against RHEL 9.6's and 10.0's headers

@@ -28,12 +28,19 @@
 #define THPCOW_SINCE(major, minor) \
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
 
-/* Is this RHEL major.minor (any of its updates)? Not RHEL: no. */
+/*
+ * Is this RHEL major, minor release or a later minor of the same major (any
+ * of their updates)? Not RHEL: no. A later minor (9.7 where 9.6 was read)
+ * starts from the values of the newest release read, as its kernel keeps
+ * what that one backported; module/Kbuild builds for it only when told to
+ * (THPCOW_UNTESTED_KERNEL=1).
+ */
 #ifdef RHEL_RELEASE_CODE
-#define THPCOW_RHEL(major, minor) \
-	(RHEL_RELEASE_VERSION(major, minor) == RHEL_RELEASE_CODE)
+#define THPCOW_RHEL_SINCE(major, minor) \
+	(RHEL_RELEASE_VERSION(major, minor) <= RHEL_RELEASE_CODE && \
+	 RHEL_RELEASE_CODE < RHEL_RELEASE_VERSION((major) + 1, 0))
 #else
-#define THPCOW_RHEL(major, minor)	0
+#define THPCOW_RHEL_SINCE(major, minor)	0
 #endif
 
 /* ---- Per-kernel overrides ---- */
@@ -61,7 +68,7 @@
  * in every update, so the release, not LINUX_VERSION_CODE, selects the
  * values. module/Kbuild builds only for the releases below.
  */
-#if THPCOW_RHEL(9, 6)
+#if THPCOW_RHEL_SINCE(9, 6)
 /*
  * RHEL 9.6's 5.14.0-570 (read in AlmaLinux's kernel-5.14.0-570.32.1.el9_6:
  * mm/, include/, arch/x86/include): "5.14" in name only. Its THP fault

@@ -4,9 +4,12 @@
  *
  * Pid rules set while their processes exit. Each round starts N processes
  * (sharing this one's memory, so their exit is short) that all block
- * reading one pipe, closes the pipe so that they exit at the same moment,
- * and meanwhile sets a 'zero' rule on each of them through the control
- * device, as fast as it can: every set races with an exit. Then it waits
+ * reading one pipe, and sets a 'zero' rule on each of them through the
+ * control device, as fast as it can; after a quarter of them it closes the
+ * pipe, so that they all exit at once: the rules set by then meet exits
+ * (the exit probe must take each away), the sets after that race them. (A
+ * close before the first set left none to race on a slow kernel:
+ * 6.12-debug under TCG refused all 4000 sets, every process gone.) Then it waits
  * for them all and asks the module how many rules it holds, without
  * running anything that reaps stale rules (THPCOW_IOC_STATS). A rule that
  * is still there belongs to a dead process: the round prints it and
@@ -109,7 +112,6 @@ int main(int argc, char *argv[])
 				die(1, "clone: %s", strerror(errno));
 		}
 		close(pipe_fds[0]);
-		close(pipe_fds[1]);	/* they all exit now */
 		for (i = 0; i < procs; i++) {
 			struct thpcow_policy p = {
 				.size = sizeof(p),
@@ -118,6 +120,8 @@ int main(int argc, char *argv[])
 				.pid = pids[i],
 			};
 
+			if (i == procs / 4)
+				close(pipe_fds[1]);	/* they all exit now */
 			if (!ioctl(dev, THPCOW_IOC_SET, &p))
 				sets++;
 			else if (errno == ESRCH)

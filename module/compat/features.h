@@ -37,8 +37,7 @@
  */
 #ifdef RHEL_RELEASE_CODE
 #define THPCOW_RHEL_SINCE(major, minor) \
-	(RHEL_RELEASE_VERSION(major, minor) <= RHEL_RELEASE_CODE && \
-	 RHEL_RELEASE_CODE < RHEL_RELEASE_VERSION((major) + 1, 0))
+	((major) == RHEL_MAJOR && (minor) <= RHEL_MINOR)
 #else
 #define THPCOW_RHEL_SINCE(major, minor)	0
 #endif

@@ -27,7 +27,7 @@ source "$here/../lib/guest.sh"
 failnth=$guest_repo/tests/prog/failnth
 size=64 # MiB: 32 huge pages
 regions=$((size / 2))
-fi=/sys/kernel/debug
+debugfs=/sys/kernel/debug
 
 [[ -e /proc/self/fail-nth ]] || {
 	echo "1..0 # SKIP no fault injection in this kernel (CONFIG_FAULT_INJECTION)"
@@ -90,7 +90,7 @@ load_failure_points() {
 # failing NAME KEY=VALUE...: set fault injection NAME's (failslab,
 # fail_page_alloc) knobs, for the tasks that ask (task-filter).
 failing() {
-	local dir=$fi/$1 kv
+	local dir=$debugfs/$1 kv
 	shift
 	for kv in interval=1 times=-1 verbose=0 task-filter=Y "$@"; do
 		echo "${kv#*=}" >"$dir/${kv%%=*}"
@@ -104,14 +104,14 @@ thp_allocations_fail() {
 	local mode before after rc=0 k made fb
 	failing fail_page_alloc probability=50 min-order=9 ignore-gfp-wait=N ignore-gfp-highmem=N
 	for mode in zero copy; do
-		before=$(cat "$fi/thpcow/stats")
+		before=$(cat "$debugfs/thpcow/stats")
 		if [[ $mode == zero ]]; then
 			make_it_fail "$ctl" exec zero -- "$wrf" --size "$size" --verify >"$out/$mode" || rc=1
 		else
 			make_it_fail "$ctl" exec copy --children -- "$wrf" --size "$size" --no-read \
 				--stride $((2 << 20)) --fork-child-write --verify >"$out/$mode" || rc=1
 		fi
-		after=$(cat "$fi/thpcow/stats")
+		after=$(cat "$debugfs/thpcow/stats")
 		rose_by <(echo "$before") <(echo "$after") '^(substituted|copied|fallback_alloc)$' >"$out/$mode.delta"
 		echo "$mode: $(tr '\n' ' ' <"$out/$mode.delta")"
 		for k in verify child_verify; do
@@ -134,7 +134,7 @@ thp_allocations_fail() {
 			rc=1
 		}
 	done
-	echo 0 >"$fi/fail_page_alloc/probability"
+	echo 0 >"$debugfs/fail_page_alloc/probability"
 	return "$rc"
 }
 
@@ -145,7 +145,7 @@ fork_probe_fails() {
 	for ((i = 0; i < 20; i++)); do
 		make_it_fail "$ctl" exec zero --children -- "$forkexec" --depth 2 -- true >/dev/null 2>&1 || true
 	done
-	echo 0 >"$fi/failslab/probability"
+	echo 0 >"$debugfs/failslab/probability"
 	echo "inherit_failed rose by $(($(stat_of inherit_failed) - before))"
 	(($(stat_of inherit_failed) > before)) || {
 		echo "no fork's rule allocation failed"

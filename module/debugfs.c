@@ -147,6 +147,13 @@ static int thpcow_pool_file_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_pool_file);
 
+static int thpcow_pool_pfns_show(struct seq_file *m, void *unused)
+{
+	thpcow_pool_show_pfns(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(thpcow_pool_pfns);
+
 void thpcow_debugfs_init(void)
 {
 	/* Debugging aids only: failures are not worth failing the load. */
@@ -159,6 +166,8 @@ void thpcow_debugfs_init(void)
 			    &thpcow_usage_fops);
 	debugfs_create_file("pool", 0444, thpcow_debugfs_dir, NULL,
 			    &thpcow_pool_file_fops);
+	debugfs_create_file("pool_pfns", 0400, thpcow_debugfs_dir, NULL,
+			    &thpcow_pool_pfns_fops);
 }
 
 void thpcow_debugfs_exit(void)

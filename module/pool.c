@@ -170,49 +170,6 @@ static int thpcow_pool_refill(void *arg)
 	return 0;
 }
 
-/* Free up to @max of node @pn's THPs; the number freed. */
-static unsigned long thpcow_pool_release(struct thpcow_pool_node *pn,
-					 unsigned long max)
-{
-	struct page *page, *next;
-	unsigned long n = 0;
-	LIST_HEAD(freed);
-
-	spin_lock(&pn->lock);
-	while (n < max && pn->nr) {
-		list_move(pn->thps.next, &freed);
-		WRITE_ONCE(pn->nr, pn->nr - 1);
-		n++;
-	}
-	spin_unlock(&pn->lock);
-	if (!n)
-		return 0;
-	thpcow_pool_account(pn - thpcow_pool, -(int)n);
-	list_for_each_entry_safe(page, next, &freed, lru) {
-		list_del(&page->lru);
-		put_page(page);
-		thpcow_count(THPCOW_STAT_POOL_RELEASED);
-	}
-	return n;
-}
-
-static unsigned long thpcow_pool_count(struct shrinker *s,
-				       struct shrink_control *sc)
-{
-	return (unsigned long)READ_ONCE(thpcow_pool[sc->nid].nr) * HPAGE_PMD_NR;
-}
-
-static unsigned long thpcow_pool_scan(struct shrinker *s,
-				      struct shrink_control *sc)
-{
-	struct thpcow_pool_node *pn = &thpcow_pool[sc->nid];
-	unsigned long n;
-
-	WRITE_ONCE(pn->backoff_until, jiffies + THPCOW_POOL_BACKOFF);
-	n = thpcow_pool_release(pn, DIV_ROUND_UP(sc->nr_to_scan, HPAGE_PMD_NR));
-	return n ? n * HPAGE_PMD_NR : SHRINK_STOP;
-}
-
 /* Does any page of the THP headed by @head carry a hardware poison mark? */
 static bool thpcow_pool_poisoned_thp(struct page *head)
 {
@@ -240,6 +197,56 @@ static void thpcow_pool_quarantine(struct page *head)
 	thpcow_count(THPCOW_STAT_POOL_POISONED);
 	pr_warn_ratelimited("a pooled THP at pfn %#lx has a poisoned page; kept out of use\n",
 			    page_to_pfn(head));
+}
+
+/*
+ * Free up to @max of node @pn's THPs; the number taken off its list (a
+ * poisoned one is kept out of use, not freed).
+ */
+static unsigned long thpcow_pool_release(struct thpcow_pool_node *pn,
+					 unsigned long max)
+{
+	struct page *page, *next;
+	unsigned long n = 0;
+	LIST_HEAD(freed);
+
+	spin_lock(&pn->lock);
+	while (n < max && pn->nr) {
+		list_move(pn->thps.next, &freed);
+		WRITE_ONCE(pn->nr, pn->nr - 1);
+		n++;
+	}
+	spin_unlock(&pn->lock);
+	if (!n)
+		return 0;
+	thpcow_pool_account(pn - thpcow_pool, -(int)n);
+	list_for_each_entry_safe(page, next, &freed, lru) {
+		list_del(&page->lru);
+		if (thpcow_pool_poisoned_thp(page)) {
+			thpcow_pool_quarantine(page);
+			continue;
+		}
+		put_page(page);
+		thpcow_count(THPCOW_STAT_POOL_RELEASED);
+	}
+	return n;
+}
+
+static unsigned long thpcow_pool_count(struct shrinker *s,
+				       struct shrink_control *sc)
+{
+	return (unsigned long)READ_ONCE(thpcow_pool[sc->nid].nr) * HPAGE_PMD_NR;
+}
+
+static unsigned long thpcow_pool_scan(struct shrinker *s,
+				      struct shrink_control *sc)
+{
+	struct thpcow_pool_node *pn = &thpcow_pool[sc->nid];
+	unsigned long n;
+
+	WRITE_ONCE(pn->backoff_until, jiffies + THPCOW_POOL_BACKOFF);
+	n = thpcow_pool_release(pn, DIV_ROUND_UP(sc->nr_to_scan, HPAGE_PMD_NR));
+	return n ? n * HPAGE_PMD_NR : SHRINK_STOP;
 }
 
 /*
@@ -457,6 +464,25 @@ void thpcow_pool_show(struct seq_file *m)
 		seq_printf(m, "node%d_thps %u\nnode%d_target %u\n", nid,
 			   READ_ONCE(thpcow_pool[nid].nr), nid, thpcow_pool_target);
 	kernel_param_unlock(THIS_MODULE);
+}
+
+/*
+ * debugfs 'pool_pfns' (root only): "NODE PFN" of each pooled THP, for tests
+ * that poison one (/sys/devices/system/memory/hard_offline_page).
+ */
+void thpcow_pool_show_pfns(struct seq_file *m)
+{
+	struct page *head;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		struct thpcow_pool_node *pn = &thpcow_pool[nid];
+
+		spin_lock(&pn->lock);
+		list_for_each_entry(head, &pn->thps, lru)
+			seq_printf(m, "%d %#lx\n", nid, page_to_pfn(head));
+		spin_unlock(&pn->lock);
+	}
 }
 
 int thpcow_pool_init(void)

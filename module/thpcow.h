@@ -171,6 +171,7 @@ void thpcow_pool_exit(void);
 struct folio *thpcow_pool_take(struct vm_area_struct *vma);
 void thpcow_pool_put_back(struct folio *folio);
 void thpcow_pool_show(struct seq_file *m);
+void thpcow_pool_show_pfns(struct seq_file *m);
 
 /* ctl.c */
 int thpcow_ctl_init(void);

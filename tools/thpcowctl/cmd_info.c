@@ -16,6 +16,7 @@
 #include "kmod.h"
 #include "output.h"
 #include "parse.h"
+#include "pool.h"
 #include "probe.h"
 #include "reload.h"
 #include "thpcowctl.h"
@@ -135,6 +136,9 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 		{ 0 }
 	};
 	char thp[5][64];
+	static struct pool_info pool;
+	unsigned long long pool_mib = 0, pool_thps = 0;
+	bool have_pool_mib, have_pool_thps;
 	struct thpcow_stats st;
 	struct module_info mi;
 	struct utsname uts;
@@ -171,6 +175,11 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 			ret = EXIT_NOT_LOADED;
 	}
 	sb = secure_boot();
+	/* the pool: its size per node (sysfs), and what it holds (debugfs) */
+	have_pool_mib = read_line(SYSFS_MODULE "/parameters/pool_mib", why, sizeof(why)) == 0 &&
+			parse_uint(why, ~0ULL, &pool_mib) == 0;
+	have_pool_thps = have_pool_mib && pool_read(POOL_DEBUGFS, &pool) == 0 &&
+			 pool_get(&pool, "thps", &pool_thps);
 
 	const struct field fields[] = {
 		FIELD_BOOL("module loaded", "loaded", mi.loaded),
@@ -198,6 +207,11 @@ static int cmd_status(const struct verb *v, int argc, char *argv[])
 			      have_stats),
 		FIELD_UINT_IF("hook calls", "hook_calls",
 			      st.counters[THPCOW_STAT_HOOK_CALLS], have_stats),
+		FIELD_UINT_IF("pool mib per node", "pool_mib", pool_mib,
+			      have_pool_mib),
+		FIELD_UINT_IF("pool thps", "pool_thps", pool_thps, have_pool_thps),
+		FIELD_UINT_IF("pool hits", "pool_hit",
+			      st.counters[THPCOW_STAT_POOL_HIT], have_stats),
 		/* what decides fallback_ineligible and fallback_alloc */
 		FIELD_STR("thp enabled", "thp_enabled",
 			  thp_setting("enabled", thp[0], sizeof(thp[0]))),
@@ -575,6 +589,7 @@ static int hook_armed(void)
 
 static int stats_once(int fd, const struct stats_args *a)
 {
+	static struct pool_info pool;
 	struct thpcow_stats st;
 	unsigned int mode;
 
@@ -588,6 +603,9 @@ static int stats_once(int fd, const struct stats_args *a)
 		return EXIT_FAIL;
 	print_prometheus(stdout, &st, mode_name(mode), thp_bytes(),
 			 hook_armed());
+	/* the pool's size and cost, where debugfs shows them */
+	if (pool_read(POOL_DEBUGFS, &pool) == 0)
+		print_prometheus_pool(stdout, &pool);
 	return EXIT_OK;
 }
 

@@ -12,11 +12,10 @@
 #include "cmd_pool.h"
 #include "output.h"
 #include "parse.h"
+#include "pool.h"
 #include "thpcowctl.h"
 
 #define POOL_PARAM	SYSFS_MODULE "/parameters/pool_mib"
-#define DEBUGFS_POOL	"/sys/kernel/debug/" MODULE_NAME "/pool"
-#define POOL_FIELDS	64
 #define POOL_MIB_MAX	(1ULL << 31)
 
 /* pool_mib = @mib; what the module said, in thpcowctl's words. */
@@ -58,28 +57,23 @@ static int pool_set(unsigned long long mib)
 /* debugfs' KEY VALUE lines, as fields. */
 static int pool_show(bool json)
 {
-	static char keys[POOL_FIELDS][32];
-	struct field fields[POOL_FIELDS];
-	unsigned long long v;
-	size_t n = 0;
-	char line[128];
-	FILE *f = fopen(DEBUGFS_POOL, "re");
+	static struct pool_info p;
+	struct field fields[POOL_KEYS];
+	size_t i;
+	int err = pool_read(POOL_DEBUGFS, &p);
 
-	if (!f) {
-		if (errno == ENOENT)
-			error_msg("pool: no %s (the module is not loaded, or debugfs "
-				  "is not mounted)", DEBUGFS_POOL);
-		else
-			error_msg("pool: %s: %s", DEBUGFS_POOL, strerror(errno));
+	if (err == -ENOENT) {
+		error_msg("pool: no " POOL_DEBUGFS " (the module is not loaded, "
+			  "or debugfs is not mounted)");
 		return EXIT_FAIL;
 	}
-	while (n < POOL_FIELDS && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %llu", keys[n], &v) == 2) {
-			fields[n] = FIELD_UINT(keys[n], keys[n], v);
-			n++;
-		}
-	fclose(f);
-	print_fields(stdout, fields, n, json);
+	if (err) {
+		error_msg("pool: " POOL_DEBUGFS ": %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < p.n; i++)
+		fields[i] = FIELD_UINT(p.key[i], p.key[i], p.val[i]);
+	print_fields(stdout, fields, p.n, json);
 	return EXIT_OK;
 }
 

@@ -10,6 +10,7 @@
 # vm-all: --kernel ubuntu-5.15 --kvm --timeout 900
 # vm-all: --kernel rhel-9.6 --kvm --timeout 900
 # vm-all: --kernel rhel-10.0 --kvm --timeout 900
+# vm-all: --kernel 6.1 --kvm --modparams pool_mib=64 --timeout 900
 # The production path: guests under KVM (vm/run --kvm loads it; TCG
 # emulates AMD SVM with nested paging), whose writes are NPT faults that KVM
 # resolves through GUP on the VMM's RAM mapping, and whose NPT may map the
@@ -209,6 +210,16 @@ postcopy_collapse() {
 		"KVM's 2 MiB mappings after the collapse (THPs of the guest's RAM: $(jv post end_ram_anon_huge_kb) kB)"
 }
 
+# With the pool of pre-zeroed THPs on (vm/run --modparams pool_mib=N): the
+# cases above took pooled THPs, KVM's mappings and the data as without it.
+pool_served() {
+	local mib
+	mib=$(cat /sys/module/thpcow/parameters/pool_mib)
+	((mib > 0)) || skip "no pool (pool_mib 0)"
+	echo "pool: $(tr '\n' ' ' </sys/kernel/debug/thpcow/pool)"
+	(($(stat_of pool_hit) > 0)) || { echo "no substitution took a pooled THP"; return 1; }
+}
+
 cases=(
 	dma_zero               # zero: a KVM guest that read its RAM sees the VMM's writes (/proc/PID/mem), and the VMM its
 	dma_stock              # the same on the kernel's own path
@@ -218,6 +229,7 @@ cases=(
 	precopy_stock          # precopy under KVM, stock: data ok, splits, KVM maps 4 KiB
 	precopy_zero           # precopy under KVM, zero: data ok, 0 splits, KVM maps 2 MiB
 	postcopy_collapse      # postcopy under KVM, then collapse: data ok, THPs and KVM's 2 MiB back
+	pool_served            # with pool_mib set: the THPs above came from the pool
 )
 # 6.12 runs its vCPUs on one TCG thread (vm/run): there make check takes the
 # cases that thpcow's own paths decide (zero, copy, the race, precopy), and

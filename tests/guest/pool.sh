@@ -7,6 +7,7 @@
 # vm-all: --kernel rhel-9.6 --numa 2 --timeout 900
 # vm-all: --kernel 6.1-debug --numa 2 --timeout 2400
 # vm-all: --kernel 6.12-debug --numa 2 --timeout 2400
+# vm-all: --kernel latest --timeout 300
 # The pool of pre-zeroed THPs (module/pool.c, module parameter pool_mib),
 # in a guest with two NUMA nodes:
 #  - hits: a 'zero' process's substitutions map pooled THPs, zero but for
@@ -25,6 +26,9 @@
 #    refill waits before it starts again
 #  - cpu_hotplug: a node's CPUs going offline and online while it refills
 #  - unload_full: rmmod with a full pool gives every page back
+#  - poisoned: a pooled THP with a page memory_failure() marked (a machine
+#    check, as /sys/devices/system/memory/hard_offline_page simulates it) is
+#    never handed out: kept out of use, counted; the fault gets another
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
@@ -84,6 +88,8 @@ hits() {
 	check_eq "$(rose substituted)" "$regions" "substituted"
 	check_eq "$(rose pool_hit)" "$regions" "pool hits"
 	check_eq "$(rose pool_miss)" 0 "pool misses"
+	"$ctl" pool | tee "$out/pool"
+	check_match "$(cat "$out/pool")" "(^|"$'\n'")mib: +64"$'\n' "thpcowctl pool"
 	# the refill puts back what was taken
 	pool_set 64
 	pool_off
@@ -213,14 +219,14 @@ cpu_hotplug() {
 	local c i
 	c=/sys/devices/system/cpu/cpu1/online
 	[[ -w $c ]] || skip "CPU 1 cannot go offline"
-	echo 400 >"$param"
+	"$ctl" pool 256 # as README.md says
 	for ((i = 0; i < 3; i++)); do
 		echo 0 >"$c"
 		sleep 0.5
 		echo 1 >"$c"
 		sleep 0.5
 	done
-	pool_set 400
+	pool_set 256
 	check_eq "$(refill_threads)" "$(node_count)" "refill threads"
 	pool_off
 }
@@ -238,6 +244,31 @@ unload_full() {
 	check_eq "$(cat "$param")" 0 "pool_mib after a reload"
 }
 
+poisoned() {
+	local hop=/sys/devices/system/memory/hard_offline_page node pfn before
+	[[ -w $hop ]] || skip "no $hop (CONFIG_MEMORY_FAILURE)"
+	pool_set 4
+	read -r node pfn < <(head -n 1 /sys/kernel/debug/thpcow/pool_pfns)
+	echo "poisoning page 1 of the THP at pfn $pfn, node $node"
+	# memory_failure() cannot handle a page on no LRU list: it marks it
+	# and says so (EBUSY or EIO here)
+	printf '%#x\n' $(((pfn + 1) * 4096)) >"$hop" 2>/dev/null || true
+	before=$(cat /sys/kernel/debug/thpcow/stats)
+	# the node's two pooled THPs, and more
+	numactl --cpunodebind="$node" --membind="$node" "$ctl" exec zero -- \
+		"$wrf" --size 8 --verify >"$out/poisoned"
+	rose_by <(echo "$before") /sys/kernel/debug/thpcow/stats '^(substituted|pool_.*)$' | tee "$out/rose"
+	check_eq "$(val poisoned verify)" ok "data"
+	check_eq "$(rose substituted)" 4 "substituted"
+	check_eq "$(rose pool_poisoned)" 1 "pool_poisoned"
+	check_eq "$(pool_of poisoned)" 1 "poisoned THPs kept"
+	# the node's other pooled THP, and those the refill added meanwhile
+	(($(rose pool_hit) >= 1)) || { echo "no pooled THP taken"; return 1; }
+	check_eq $(($(rose pool_hit) + $(rose pool_miss))) 4 "pool hits + misses"
+	! grep -q " $pfn\$" /sys/kernel/debug/thpcow/pool_pfns || { echo "$pfn pooled again"; return 1; }
+	pool_off
+}
+
 thp_defaults
 [[ -e $param ]] || { echo "Bail out! no $param"; exit 2; }
 if ((native)); then
@@ -247,6 +278,6 @@ if ((native)); then
 		echo "ok 1 native # pool_mib refused: $msg" || echo "not ok 1 native"
 	exit 0
 fi
-cases=(hits bad_input memcg_full numa pressure cpu_hotplug unload_full)
+cases=(hits bad_input memcg_full numa pressure cpu_hotplug unload_full poisoned)
 tap_run "${cases[@]}"
 guest_done $?

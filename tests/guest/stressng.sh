@@ -6,6 +6,7 @@
 # vm-all: --kernel latest --timeout 900
 # vm-all: --kernel 6.1-debug --mem 3072 --timeout 2400
 # vm-all: --kernel 6.12-debug --mem 3072 --timeout 2400
+# vm-all: --kernel 6.1 --modparams pool_mib=64 --timeout 600
 # stress-ng, a suite nobody here wrote, in a guest with thpcow loaded (how
 # tests/check boots it: the lines above): its vm, mmap, madvise, mremap,
 # mlock, fork, memfd and userfaultfd stressors, all at once, each as its

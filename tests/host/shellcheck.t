@@ -19,8 +19,8 @@ install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t t
 	tests/lib/deb-kernel-updates.sh tests/lib/dkms-prebuilt.sh
 	debian/thpcow-dkms.postinst debian/thpcow-dkms.prerm debian/thpcowctl.postrm debian/thpcowctl.prerm)
 stress_scripts=(tests/guest/stress.sh tests/guest/stressng.sh)
-guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/guest/{cli,core,faults,hostile,modes,limits,loadfail,selftests,usage}.sh
-	tests/vm/{demo,loadfail}.t)
+guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/lib/errno.sh
+	tests/guest/{cli,core,faults,hostile,modes,limits,loadfail,pool,selftests,usage}.sh tests/vm/{demo,loadfail,pool-break}.t)
 collapse_scripts=(tests/guest/collapse.sh tests/vm/collapse.t)
 kvm_scripts=(tests/guest/kvm.sh tests/vm/kvm-break.t)
 areas=(vm_harness test_harness build_scripts bench_scripts install_scripts stress_scripts guest_scripts collapse_scripts

@@ -20,7 +20,8 @@
 #    the pool
 #  - numa: a process bound to node 1 running on node 0 gets no pooled THP
 #    (the kernel's own allocation would not take node 0's first) and its
-#    memory is on node 1; run on node 1, it takes node 1's
+#    memory is on node 1; run on node 1, it takes node 1's; the same with a
+#    cpuset instead of a policy
 #  - pressure: memory pressure empties the pool through its shrinker, with
 #    no OOM kill, as with the pool off; drop_caches empties it, and the
 #    refill waits before it starts again
@@ -143,44 +144,61 @@ memcg_full() {
 	pool_off
 }
 
-# numa_run NAME CPUNODE MEMNODE: wrf under zero, run on CPUNODE bound to
-# MEMNODE, held; its memory's nodes (numa_maps) as NAME.maps
+# numa_run NAME CMD...: wrf under zero, run by CMD (numactl ...,
+# cgroup_exec DIR: a command that becomes wrf), held; its memory's nodes
+# (numa_maps) as NAME.maps
 numa_run() {
-	local pid i
-	numactl --cpunodebind="$2" --membind="$3" "$ctl" exec zero -- \
-		"$wrf" --size "$size" --verify --hold >"$out/$1" </dev/null &
+	local name=$1 pid i
+	shift
+	"$@" "$ctl" exec zero -- "$wrf" --size "$size" --verify --hold >"$out/$name" </dev/null &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
-		grep -q '^ready' "$out/$1" && break
+		grep -q '^ready' "$out/$name" && break
 		sleep 0.1
 	done
-	grep -q '^ready' "$out/$1" || { kill "$pid"; echo "$1: wrf did not finish"; return 1; }
-	# the region: the mapping AnonHugePages holds, its pages by node
-	grep -E "anon=$((size * 256))( |$)" "/proc/$(pgrep -P "$pid" -x wrf || echo "$pid")/numa_maps" \
-		>"$out/$1.maps" || true
+	grep -q '^ready' "$out/$name" || { kill "$pid"; echo "$name: wrf did not finish"; return 1; }
+	# the region: the mapping of all its pages, by node
+	grep -E " anon=$((size * 256))( |$)" "/proc/$pid/numa_maps" >"$out/$name.maps" || true
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
-	cat "$out/$1.maps"
+	cat "$out/$name.maps"
+}
+
+# numa_case NAME HITS NODE CMD...: numa_run NAME CMD...; the pool served
+# HITS of its THPs (0: all missed), all on node NODE
+numa_case() {
+	local name=$1 hits=$2 node=$3 before
+	shift 3
+	pool_set 64
+	before=$(cat /sys/kernel/debug/thpcow/stats)
+	numa_run "$name" "$@"
+	rose_by <(echo "$before") /sys/kernel/debug/thpcow/stats '^(substituted|fallback_alloc|pool_.*)$' |
+		tee "$out/rose"
+	check_eq "$(val "$name" verify)" ok "$name: data"
+	# where the cpuset does not allow the CPU's node, the kernel's own
+	# THP allocation fails (it tries that node only, without reclaim)
+	check_eq $(($(rose substituted) + $(rose fallback_alloc))) "$regions" "$name: substituted + fallback_alloc"
+	check_eq "$(rose pool_hit)" "$hits" "$name: pool hits"
+	check_eq "$(rose pool_miss)" $((regions - hits)) "$name: pool misses"
+	check_match "$(cat "$out/$name.maps")" " N$node=$((size * 256))( |$)" "$name: its pages on node $node only"
 }
 
 numa() {
-	local before
+	local dir=$cg/thpcow-test/numa
 	[[ -d /sys/devices/system/node/node1 ]] || skip "one NUMA node"
-	pool_set 64
-	before=$(cat /sys/kernel/debug/thpcow/stats)
-	numa_run remote 0 1
-	rose_by <(echo "$before") /sys/kernel/debug/thpcow/stats '^(substituted|pool_.*)$' | tee "$out/rose"
-	check_eq "$(val remote verify)" ok "bound to node 1 on node 0: data"
-	check_eq "$(rose pool_hit)" 0 "bound to node 1 on node 0: pool hits"
-	check_eq "$(rose pool_miss)" "$regions" "bound to node 1 on node 0: misses"
-	check_match "$(cat "$out/remote.maps")" " N1=$((size * 256))( |$)" "bound to node 1: its pages"
-	pool_set 64
-	before=$(cat /sys/kernel/debug/thpcow/stats)
-	numa_run local 1 1
-	rose_by <(echo "$before") /sys/kernel/debug/thpcow/stats '^(substituted|pool_.*)$' | tee "$out/rose"
-	check_eq "$(val local verify)" ok "bound to node 1 on node 1: data"
-	check_eq "$(rose pool_hit)" "$regions" "bound to node 1 on node 1: pool hits"
-	check_match "$(cat "$out/local.maps")" " N1=$((size * 256))( |$)" "on node 1: its pages"
+	# a bind policy without the CPU's node: not the kernel's first choice
+	numa_case bind_remote 0 1 numactl --cpunodebind=0 --membind=1
+	numa_case bind_local "$regions" 1 numactl --cpunodebind=1 --membind=1
+	# a cpuset whose memory is not its CPU's node, then is
+	echo +cpuset >"$cg/cgroup.subtree_control"
+	cg_make numa
+	echo +cpuset >"$cg/thpcow-test/cgroup.subtree_control"
+	echo 0 >"$dir/cpuset.cpus"
+	echo 1 >"$dir/cpuset.mems"
+	numa_case cpuset_remote 0 1 cgroup_exec "$dir"
+	echo 0 >"$dir/cpuset.mems"
+	numa_case cpuset_local "$regions" 0 cgroup_exec "$dir"
+	rmdir "$dir"
 	pool_off
 }
 
@@ -233,13 +251,12 @@ cpu_hotplug() {
 
 unload_full() {
 	local free0
-	echo 3 >/proc/sys/vm/drop_caches
-	free0=$(meminfo_kb MemFree)
+	free0=$(free_kb)
 	pool_set 64
-	(($(meminfo_kb MemFree) < free0 - 64 * 1024)) || { echo "MemFree did not fall by the pool"; return 1; }
+	(($(free_kb) < free0 - 64 * 1024)) || { echo "free memory did not fall by the pool"; return 1; }
 	rmmod thpcow
-	echo "MemFree: before $free0 kB, after rmmod $(meminfo_kb MemFree) kB"
-	(($(meminfo_kb MemFree) > free0 - 16 * 1024)) || { echo "rmmod did not free the pool"; insmod_ko; return 1; }
+	echo "free memory: before $free0 kB, after rmmod $(free_kb) kB"
+	(($(free_kb) > free0 - 16 * 1024)) || { echo "rmmod did not free the pool"; insmod_ko; return 1; }
 	insmod_ko
 	check_eq "$(cat "$param")" 0 "pool_mib after a reload"
 }

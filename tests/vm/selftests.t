@@ -39,6 +39,9 @@ selftests_on() {
 selftests_5_10() { selftests_on 5.10; }
 selftests_6_1() { selftests_on 6.1; }
 selftests_6_12() { selftests_on 6.12; }
+# With the pool of pre-zeroed THPs (64 MiB per node): zero's and copy's
+# substitutions take pooled THPs, and must pass as without it.
+selftests_6_1_pool() { selftests_on 6.1 6.1 1500 --modparams "assume_ibt=1 pool_mib=64"; }
 selftests_latest() { selftests_on latest; }
 # The debug kernels: 90 minutes in all, and 600 s an invocation may take
 # before it counts as hung, not 240 (6.1-debug's khugepaged took 242 s with
@@ -200,6 +203,7 @@ cases=(
 long_cases=(
 	selftests_5_10   # bullseye's 5.10 (selftests/vm; 6.1's programs where 5.10 has none)
 	selftests_6_12   # trixie's 6.12 (selftests/mm)
+	selftests_6_1_pool # 6.1 with the pool of pre-zeroed THPs on (pool_mib=64)
 	selftests_latest # trixie-backports' 7.x (selftests/mm), where the kernel substitutes itself
 	selftests_6_1_debug   # 6.1-debug (vm/build-kernel), 6.1's programs
 	selftests_6_12_debug  # 6.12-debug, 6.12's programs

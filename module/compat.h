@@ -28,8 +28,8 @@
  *  compat/ibt.[ch]    indirect branch tracking, and the check that every
  *                     call into the kernel is direct
  *  compat/cgroup.h    a cgroup by its id
- *  compat/mempolicy.h the node a THP fault would allocate on
- *  compat/shrinker.h  a shrinker's registration
+ *  compat/mempolicy.[ch] the node a THP fault would allocate on
+ *  compat/shrinker.[ch] a shrinker's registration
  */
 #ifndef THPCOW_COMPAT_H
 #define THPCOW_COMPAT_H

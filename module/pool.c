@@ -18,16 +18,21 @@
  * the task's policy and the task's cpuset allow that node
  * (thpcow_vma_thp_node()), and never with a hardware-poisoned page.
  *
- * Who refills: a kernel thread per node with memory ("thpcow-pool/N"),
- * nice 19, freezable, on the node's CPUs, which tops the node's list up
- * while the node's free memory stays above its high watermarks. Its
- * allocation never reclaims, compacts or wakes kswapd
- * (GFP_TRANSHUGE_LIGHT), and is unmovable: a pooled THP cannot be
- * migrated, so it is kept out of ZONE_MOVABLE and CMA.
+ * Who refills: a kernel thread per node with normal memory
+ * ("thpcow-pool/N"), nice 19, freezable, on the node's CPUs when it has
+ * some online at the start (CPU hotplug may move it; it runs anywhere
+ * then), which tops the node's list up while one of the node's zones the
+ * allocation may use stays above its high watermark with room for more:
+ * the allocation then succeeds in the allocator's fast path, which leaves
+ * every zone above its low watermark, and kswapd is never woken on the
+ * pool's account. It never reclaims or compacts (GFP_TRANSHUGE_LIGHT), and
+ * is unmovable: a pooled THP cannot be migrated, so it is kept out of
+ * ZONE_MOVABLE and CMA, and a node with only movable memory has no pool.
  *
  * Giving back: a shrinker without seeks (freed before caches that cost IO
- * to rebuild) frees pooled THPs under memory pressure and on drop_caches;
- * the node's refill then pauses for THPCOW_POOL_BACKOFF. A smaller
+ * to rebuild: half of what is pooled at each call of reclaim, whatever
+ * its priority) frees pooled THPs under memory pressure and on
+ * drop_caches; the node's refill then pauses for THPCOW_POOL_BACKOFF. A smaller
  * pool_mib, 0 and the unload free them at once. While pooled they count
  * as NR_KERNEL_MISC_RECLAIMABLE: /proc/meminfo's KReclaimable, which
  * MemAvailable (and free's "available") includes.
@@ -69,6 +74,7 @@ struct thpcow_pool_node {
 	unsigned long backoff_until;	/* jiffies: no refill before */
 	wait_queue_head_t wait;
 	struct task_struct *refill;	/* while the pool is on */
+	bool fresh;			/* started by this thpcow_pool_start() */
 	u64 refill_ns;			/* spent allocating and zeroing */
 };
 
@@ -93,25 +99,27 @@ static void thpcow_pool_account(int nid, int thps)
 }
 
 /*
- * Is the node's free memory above its zones' high watermarks, with room
- * for one more THP? Polite by construction: the refill never brings a
- * node near the point where kswapd wakes.
+ * Has one of the node's zones that the pool's allocation may use (up to
+ * ZONE_NORMAL: it is not movable) more than its high watermark, its
+ * reserve against ZONE_NORMAL allocations and two THPs free? Then the
+ * allocation succeeds in the fast path, whose low watermark check keeps
+ * every zone out of kswapd's reach.
  */
 static bool thpcow_pool_node_has_room(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
-	unsigned long free = 0, high = 0;
 	int z;
 
-	for (z = 0; z < MAX_NR_ZONES; z++) {
+	for (z = 0; z <= ZONE_NORMAL; z++) {
 		struct zone *zone = &pgdat->node_zones[z];
 
-		if (!populated_zone(zone))
-			continue;
-		free += zone_page_state(zone, NR_FREE_PAGES);
-		high += high_wmark_pages(zone);
+		if (populated_zone(zone) &&
+		    zone_page_state(zone, NR_FREE_PAGES) >
+		    high_wmark_pages(zone) + zone->lowmem_reserve[ZONE_NORMAL] +
+		    2 * HPAGE_PMD_NR)
+			return true;
 	}
-	return free > high + 2 * HPAGE_PMD_NR;
+	return false;
 }
 
 static bool thpcow_pool_wants(struct thpcow_pool_node *pn, int nid)
@@ -125,9 +133,10 @@ static bool thpcow_pool_wants(struct thpcow_pool_node *pn, int nid)
 static void thpcow_pool_refill_one(struct thpcow_pool_node *pn, int nid)
 {
 	u64 start = local_clock();
-	struct folio *folio = thpcow_folio_alloc_node(THPCOW_POOL_GFP, nid);
+	struct folio *folio;
 	struct page *head;
 
+	folio = thpcow_folio_alloc_node(THPCOW_POOL_GFP, nid);
 	if (!folio) {
 		WRITE_ONCE(pn->backoff_until, jiffies + THPCOW_POOL_BACKOFF);
 		return;
@@ -158,6 +167,7 @@ static int thpcow_pool_refill(void *arg)
 	set_user_nice(current, MAX_NICE);
 	set_freezable();
 	while (!kthread_should_stop()) {
+		try_to_freeze();
 		if (thpcow_pool_wants(pn, nid)) {
 			thpcow_pool_refill_one(pn, nid);
 			cond_resched();
@@ -187,9 +197,17 @@ static bool thpcow_pool_poisoned_thp(struct page *head)
  * kept out of use for good: freeing it would hand the poisoned page back
  * to the buddy allocator, which screens only order-0 pages out on free
  * (free_pages_prepare()). The kernel keeps such a page where it is, too.
+ * (With memory allocation profiling, which no supported kernel's config
+ * enables, the unload would then report the THPs kept.)
  */
 static void thpcow_pool_quarantine(struct page *head)
 {
+	/*
+	 * A second reference: unpoison_memory() (hwpoison-inject) frees a
+	 * page whose only reference is the one memory_failure() could not
+	 * take, which would leave it on this list.
+	 */
+	get_page(head);
 	spin_lock(&thpcow_pool_poisoned_lock);
 	list_add(&head->lru, &thpcow_pool_poisoned);
 	thpcow_pool_poisoned_nr++;
@@ -226,7 +244,7 @@ static unsigned long thpcow_pool_release(struct thpcow_pool_node *pn,
 			thpcow_pool_quarantine(page);
 			continue;
 		}
-		put_page(page);
+		folio_put(page_folio(page));
 		thpcow_count(THPCOW_STAT_POOL_RELEASED);
 	}
 	return n;
@@ -245,7 +263,9 @@ static unsigned long thpcow_pool_scan(struct shrinker *s,
 	unsigned long n;
 
 	WRITE_ONCE(pn->backoff_until, jiffies + THPCOW_POOL_BACKOFF);
+	/* The batch is a THP (thpcow_pool_init()): nr_to_scan a multiple. */
 	n = thpcow_pool_release(pn, DIV_ROUND_UP(sc->nr_to_scan, HPAGE_PMD_NR));
+	sc->nr_scanned = n * HPAGE_PMD_NR;
 	return n ? n * HPAGE_PMD_NR : SHRINK_STOP;
 }
 
@@ -254,11 +274,18 @@ static unsigned long thpcow_pool_scan(struct shrinker *s,
  * every THP it hands out is all zero: a tenant must never read what
  * another left.
  */
+#ifdef THPCOW_DEBUG
+#define THPCOW_POOL_CHECK_ZERO	1
+#else
+#define THPCOW_POOL_CHECK_ZERO	IS_ENABLED(CONFIG_DEBUG_VM)
+#endif
+
 static void thpcow_pool_check_zero(struct page *head)
 {
-#if defined(CONFIG_DEBUG_VM) || defined(THPCOW_DEBUG)
 	int i;
 
+	if (!THPCOW_POOL_CHECK_ZERO)
+		return;
 	for (i = 0; i < HPAGE_PMD_NR; i++) {
 		/* x86-64 only (module/Kbuild): no highmem, every page mapped */
 		void *p = page_address(head + i);
@@ -268,7 +295,6 @@ static void thpcow_pool_check_zero(struct page *head)
 			      page_to_pfn(head), i))
 			clear_page(p);
 	}
-#endif
 }
 
 /*
@@ -335,38 +361,54 @@ void thpcow_pool_put_back(struct folio *folio)
 	}
 }
 
-/* Stop the refill threads; under the parameters' lock. */
-static void thpcow_pool_stop(void)
+/*
+ * Stop the refill threads (@fresh_only: those the current
+ * thpcow_pool_start() started), of every node that has one: a node may
+ * have lost its memory since. Under the parameters' lock.
+ */
+static void thpcow_pool_stop(bool fresh_only)
 {
 	int nid;
 
-	for_each_node_state(nid, N_MEMORY) {
-		if (thpcow_pool[nid].refill)
-			kthread_stop(thpcow_pool[nid].refill);
-		thpcow_pool[nid].refill = NULL;
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		struct thpcow_pool_node *pn = &thpcow_pool[nid];
+
+		if (pn->refill && (pn->fresh || !fresh_only)) {
+			kthread_stop(pn->refill);
+			pn->refill = NULL;
+		}
+		pn->fresh = false;
 	}
 }
 
-/* A refill thread per node with memory, or none and an error. */
+/*
+ * A refill thread for each node with normal memory that has none; on
+ * failure, none of those this call started, and an error.
+ */
 static int thpcow_pool_start(void)
 {
 	struct task_struct *t;
 	int nid;
 
-	for_each_node_state(nid, N_MEMORY) {
-		if (thpcow_pool[nid].refill)
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
+		struct thpcow_pool_node *pn = &thpcow_pool[nid];
+
+		if (pn->refill)
 			continue;
-		t = kthread_create_on_node(thpcow_pool_refill, &thpcow_pool[nid],
-					   nid, "thpcow-pool/%d", nid);
+		t = kthread_create_on_node(thpcow_pool_refill, pn, nid,
+					   "thpcow-pool/%d", nid);
 		if (IS_ERR(t)) {
-			thpcow_pool_stop();
+			thpcow_pool_stop(true);
 			return PTR_ERR(t);
 		}
 		if (cpumask_intersects(cpumask_of_node(nid), cpu_online_mask))
 			set_cpus_allowed_ptr(t, cpumask_of_node(nid));
-		thpcow_pool[nid].refill = t;
+		pn->refill = t;
+		pn->fresh = true;
 		wake_up_process(t);
 	}
+	for (nid = 0; nid < nr_node_ids; nid++)
+		thpcow_pool[nid].fresh = false;
 	return 0;
 }
 
@@ -383,8 +425,8 @@ static int thpcow_pool_resize(unsigned int mib)
 	}
 	WRITE_ONCE(thpcow_pool_target, target);
 	if (!target)
-		thpcow_pool_stop();
-	for_each_node_state(nid, N_MEMORY) {
+		thpcow_pool_stop(false);
+	for (nid = 0; nid < nr_node_ids; nid++) {
 		struct thpcow_pool_node *pn = &thpcow_pool[nid];
 		unsigned int nr = READ_ONCE(pn->nr);
 
@@ -415,7 +457,7 @@ static int thpcow_pool_param_set(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	if (mib % (HPAGE_PMD_SIZE >> 20) ||
-	    (u64)mib * num_node_state(N_MEMORY) > total_mib / 2)
+	    (u64)mib * num_node_state(N_NORMAL_MEMORY) > total_mib / 2)
 		return -EINVAL;
 	if (!thpcow_pool_up) {
 		/* the load's command line: thpcow_pool_init() applies it */
@@ -448,7 +490,7 @@ void thpcow_pool_show(struct seq_file *m)
 	int nid;
 
 	kernel_param_lock(THIS_MODULE);
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		struct thpcow_pool_node *pn = &thpcow_pool[nid];
 
 		nodes++;
@@ -460,27 +502,35 @@ void thpcow_pool_show(struct seq_file *m)
 	seq_printf(m, "mib %u\ntarget %u\nthps %u\npoisoned %u\nrefill_ns %llu\ncpu_ns %llu\n",
 		   thpcow_pool_mib, thpcow_pool_target * nodes, thps,
 		   READ_ONCE(thpcow_pool_poisoned_nr), refill_ns, cpu_ns);
-	for_each_node_state(nid, N_MEMORY)
+	for_each_node_state(nid, N_NORMAL_MEMORY)
 		seq_printf(m, "node%d_thps %u\nnode%d_target %u\n", nid,
 			   READ_ONCE(thpcow_pool[nid].nr), nid, thpcow_pool_target);
 	kernel_param_unlock(THIS_MODULE);
 }
 
 /*
- * debugfs 'pool_pfns' (root only): "NODE PFN" of each pooled THP, for tests
- * that poison one (/sys/devices/system/memory/hard_offline_page).
+ * debugfs 'pool_pfns' (root only): "NODE PFN" of the first pooled THPs of
+ * each node, the next to be handed out, for tests that poison one
+ * (/sys/devices/system/memory/hard_offline_page). A few: the node's lock,
+ * which faults take, is held meanwhile.
  */
+#define THPCOW_POOL_PFNS_SHOWN	16
+
 void thpcow_pool_show_pfns(struct seq_file *m)
 {
 	struct page *head;
-	int nid;
+	int nid, n;
 
-	for_each_node_state(nid, N_MEMORY) {
+	for (nid = 0; nid < nr_node_ids; nid++) {
 		struct thpcow_pool_node *pn = &thpcow_pool[nid];
 
+		n = 0;
 		spin_lock(&pn->lock);
-		list_for_each_entry(head, &pn->thps, lru)
+		list_for_each_entry(head, &pn->thps, lru) {
+			if (n++ == THPCOW_POOL_PFNS_SHOWN)
+				break;
 			seq_printf(m, "%d %#lx\n", nid, page_to_pfn(head));
+		}
 		spin_unlock(&pn->lock);
 	}
 }
@@ -497,8 +547,10 @@ int thpcow_pool_init(void)
 		INIT_LIST_HEAD(&thpcow_pool[nid].thps);
 		init_waitqueue_head(&thpcow_pool[nid].wait);
 	}
+	/* no seeks: freed before caches that cost IO; a batch is a THP */
 	thpcow_pool_shrinker = thpcow_shrinker_register("thpcow-pool",
 							SHRINKER_NUMA_AWARE, 0,
+							HPAGE_PMD_NR,
 							thpcow_pool_count,
 							thpcow_pool_scan);
 	if (!thpcow_pool_shrinker) {
@@ -537,7 +589,7 @@ void thpcow_pool_exit(void)
 	thpcow_pool_resize(0);
 	kernel_param_unlock(THIS_MODULE);
 	thpcow_shrinker_free(thpcow_pool_shrinker);
-	for_each_node_state(nid, N_MEMORY)
+	for (nid = 0; nid < nr_node_ids; nid++)
 		thpcow_pool_release(&thpcow_pool[nid], UINT_MAX);
 	if (thpcow_pool_poisoned_nr)
 		pr_warn("%u pooled THPs with poisoned pages stay out of use\n",

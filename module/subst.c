@@ -107,7 +107,6 @@ static struct folio *thpcow_pool_alloc_anon_folio_pmd(struct vm_fault *vmf,
 		folio_put(folio);
 		return NULL;
 	}
-	thpcow_count(THPCOW_STAT_POOL_HIT);
 	return folio;
 }
 
@@ -215,9 +214,12 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 			     enum thpcow_stat *why)
 {
 	struct folio *folio;
+	bool pooled;
+	vm_fault_t ret;
 
 	*why = THPCOW_STAT_SUBSTITUTED;
 	folio = thpcow_pool_alloc_anon_folio_pmd(vmf, why);
+	pooled = folio;
 	if (!folio) {
 		if (*why != THPCOW_STAT_SUBSTITUTED)
 			return VM_FAULT_FALLBACK;
@@ -228,7 +230,10 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 	}
 	/* Orders the clearing before the set_pmd_at() that publishes it. */
 	__folio_mark_uptodate(folio);
-	return thpcow_install(vmf, orig_pmd, folio, NULL, why);
+	ret = thpcow_install(vmf, orig_pmd, folio, NULL, why);
+	if (pooled && *why == THPCOW_STAT_SUBSTITUTED)
+		thpcow_count(THPCOW_STAT_POOL_HIT);
+	return ret;
 }
 
 /*

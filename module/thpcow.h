@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/srcu.h>
 #include <uapi/thpcow.h>
 
@@ -164,8 +165,6 @@ unsigned int thpcow_usage_slots_used(void);
 u64 thpcow_usage_bytes(const u64 *counters);
 
 /* pool.c: pre-zeroed THPs (pool_mib), below subst.c */
-struct seq_file;
-
 int thpcow_pool_init(void);
 void thpcow_pool_exit(void);
 struct folio *thpcow_pool_take(struct vm_area_struct *vma);

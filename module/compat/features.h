@@ -122,9 +122,14 @@
 #define THPCOW_HAS_PMD_MKWRITE_VMA		1
 /* 6.6: no __mmu_notifier_invalidate_range(), no _only_end: the TLB flush tells secondary TLBs */
 #define THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH	1
-/* 5.17: struct mempolicy's home_node */
+/* 5.15: MPOL_PREFERRED_MANY; 5.17: struct mempolicy's home_node */
+#define THPCOW_HAS_MPOL_PREFERRED_MANY		1
 #define THPCOW_HAS_MPOL_HOME_NODE		1
-/* 6.7: shrinker_alloc() (register_shrinker() is kept beside it) */
+/*
+ * 6.7: alloc_pages_mpol(), whose THP path starts from a bind policy's
+ * home node; shrinker_alloc() (register_shrinker() is kept beside it)
+ */
+#define THPCOW_HAS_ALLOC_PAGES_MPOL		1
 #define THPCOW_HAS_SHRINKER_ALLOC		1
 /*
  * Not backported (the 5.14 values hold): ftrace_regs accessors (6.2: it
@@ -326,6 +331,15 @@
 /* 6.6 "mm: Make pte_mkwrite() take a VMA" (x86's out of line, shadow stacks) */
 #ifndef THPCOW_HAS_PMD_MKWRITE_VMA
 #define THPCOW_HAS_PMD_MKWRITE_VMA		THPCOW_SINCE(6, 6)
+#endif
+
+/*
+ * 6.7 "mempolicy: alloc_pages_mpol() for NUMA policy without vma": a THP
+ * fault under a bind policy starts from its home node (policy_nodemask()),
+ * where vma_alloc_folio() started from the local node
+ */
+#ifndef THPCOW_HAS_ALLOC_PAGES_MPOL
+#define THPCOW_HAS_ALLOC_PAGES_MPOL		THPCOW_SINCE(6, 7)
 #endif
 
 /*

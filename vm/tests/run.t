@@ -50,6 +50,18 @@ cpu_off_features() {
 	check_match "$vm_stderr" "--cpu-off takes QEMU feature names" "the usage error"
 }
 
+# --numa 2: two nodes, a CPU and half of the memory each, no automatic
+# NUMA balancing; a count that does not divide the CPUs is a usage error.
+numa_nodes() {
+	vm_run --no-module --numa 2 -- sh -c 'cat /sys/devices/system/node/node*/cpulist
+		cat /proc/sys/kernel/numa_balancing'
+	vm_expect_rc 0
+	check_eq "$vm_stdout" $'0\n1\n0' "the nodes' CPUs, then numa_balancing"
+	vm_run --no-module --numa 3 -- true
+	vm_expect_rc 2
+	check_match "$vm_stderr" "--numa takes a number of nodes that divides" "the usage error"
+}
+
 # Also from a working directory under the host's /tmp, which the guest's
 # own /tmp would hide (a CI clone may live there).
 host_file_same_path() {
@@ -156,6 +168,7 @@ cases=(
 	boots_debian_6_1         # uname -r is bookworm's current 6.1 ABI (apt says which)
 	thp_enabled              # the guest has THP on (Debian's default: always) and 1 GiB hugetlb pages
 	cpu_off_features         # --cpu-off pdpe1gb: no 1 GiB pages; a bad list is a usage error
+	numa_nodes               # --numa 2: two nodes of a CPU each, no NUMA balancing; a bad count is a usage error
 	host_file_same_path      # host files are at the same paths in the guest
 	exit_status              # COMMAND's exit status is the run's
 	stdout_and_stderr        # COMMAND's stdout and stderr reach the runner's, apart

@@ -31,7 +31,8 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
-source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until, cgroup_rules, hook_starts_collapse,
+# monitoring
 
 wrf=$top/prog/wrf
 debs=/var/local/thpcow-debs
@@ -42,7 +43,6 @@ release_re=${release_re//+/\\+}
 version=$(cat "$out/version")
 stats=/sys/kernel/debug/thpcow/stats
 
-cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
 # dkms_installed VERSION RELEASE_RE: a regular expression of the line of
 # dkms status thpcow for VERSION installed for RELEASE_RE (DKMS 3's
 # "thpcow/VERSION, RELEASE, ...", Debian 11's 2.8 "thpcow, VERSION, RELEASE, ...")
@@ -128,9 +128,8 @@ one_guest() {
 
 # The libvirt hook the package installs where libvirt reads it, called as
 # libvirt calls it: off as installed; with "collapse-hook on" in
-# /etc/thpcow.conf, on "migrate begin" it starts thpcow-collapse@NAME, which
-# waits for QEMU's pid file (tests/vm/systemd.t runs the rest). Used here so
-# that the purge has something to remove.
+# /etc/thpcow.conf, it starts thpcow-collapse@NAME (tests/vm/systemd.t runs
+# the rest). Used here so that the purge has something to remove.
 libvirt_hook() {
 	local unit=thpcow-collapse@vm2.service
 	check_eq "$(dpkg-query -W -f='${Conffiles}' thpcowctl | awk '$1 == "/etc/libvirt/hooks/qemu.d/thpcow" { print $1 }')" \
@@ -140,10 +139,7 @@ libvirt_hook() {
 	check_eq "$(systemctl show -P ActiveState "$unit")" inactive "$unit: not started, the hook being off"
 	echo 'collapse-hook on' >>/etc/thpcow.conf
 	thpcowctl apply --check
-	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow vm2 migrate begin - </dev/null)" "" "the hook's output"
-	unit_until "$unit" ActiveState '!inactive'
-	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
-	systemctl stop "$unit"
+	hook_starts_collapse vm2
 }
 
 # The metrics units the package ships, not enabled; run once, as the timer
@@ -156,16 +152,6 @@ metrics() {
 	check_eq "$(systemctl show -P Result thpcow-metrics.service)" success "thpcow-metrics.service"
 	check_match "$(cat "$dir"/thpcow*.prom)" $'\nthpcow_' "what it wrote"
 	systemctl enable --now thpcow-metrics.timer
-}
-
-# thpcowctl check, as a monitoring plugin runs it: OK, the module loaded
-# with a rule and nothing fallen back.
-monitoring() {
-	local out rc=0
-	out=$(thpcowctl check) || rc=$?
-	echo "$out"
-	check_eq "$rc" 0 "thpcowctl check's exit status"
-	check_match "$out" '^THPCOW OK - ' "thpcowctl check"
 }
 
 reload_applies() {

@@ -18,15 +18,13 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$top/tests/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/inguest.sh
-source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until
+source "$top/tests/lib/inguest.sh" # key, wrf_in_machine_slice, unit_until, cgroup_rules
 
 wrf=$top/prog/wrf
 conf=/etc/thpcow.conf
 stats=/sys/kernel/debug/thpcow/stats
 cp "$conf" /run/thpcow.conf.orig
 
-# cgroup_rules: "PATH MODE" a line, from thpcowctl list
-cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
 substituted() { awk '$1 == "substituted" { print $2 }' "$stats"; }
 # reload_with TEXT: /etc/thpcow.conf := TEXT, then systemctl reload thpcow
 reload_with() {

@@ -51,6 +51,8 @@ thpcowctl collapse --pid 4242 --min-present 300 --json	tests/guest/collapse.sh	-
 thpcowctl check -w 20 -c 50	tools/thpcowctl/tests/test_args.c	"check", "-w"
 tests/check host/	tests/host/check.t	"$t/tests/check" ${j:-} ${filter:+"$filter"}
 vm/run --no-module -- uname -r	vm/tests/run.t	vm_run --no-module -- uname -r
+ansible-playbook -i hosts site.yml	tests/guest/ansible.sh	ansible-playbook -c local -i localhost, site.yml
+ansible all -i hosts -m command -a 'thpcowctl check'	tests/guest/ansible.sh	ansible all -c local -i localhost, -m command -a 'thpcowctl check'
 EOF
 )
 

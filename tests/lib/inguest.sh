@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# tests/lib/inguest.sh: helpers of the guest scripts that tests/vm/systemd.t
-# and tests/vm/packages.t run in a root of their own. They copy them there
+# tests/lib/inguest.sh: helpers of the guest scripts that tests/vm/systemd.t,
+# tests/vm/packages.t and tests/vm/ansible.t run in a root of their own. They copy them there
 # with the files inguest_files lists (sysguest_test_unit in vm/lib/sysguest.sh),
 # at the same paths as in the repository.
 
@@ -39,4 +39,29 @@ unit_until() {
 		sleep 0.1
 	done
 	return 0
+}
+
+# cgroup_rules: the cgroup rules thpcowctl list shows, "PATH MODE" a line
+cgroup_rules() { thpcowctl list | awk '$1 == "cgroup" { print $2, $3 }'; }
+
+# hook_starts_collapse GUEST: the libvirt hook the package installs, called
+# as libvirt calls it on "migrate begin" with "collapse-hook on" in the
+# configuration, prints nothing and starts thpcow-collapse@GUEST, which
+# waits for QEMU's pid file (stopped again here).
+hook_starts_collapse() {
+	local unit=thpcow-collapse@$1.service
+	check_eq "$(/etc/libvirt/hooks/qemu.d/thpcow "$1" migrate begin - </dev/null)" "" "the hook's output"
+	unit_until "$unit" ActiveState '!inactive'
+	check_eq "$(systemctl show -P ActiveState "$unit")" activating "$unit, waiting for QEMU"
+	systemctl stop "$unit"
+}
+
+# thpcowctl check, as a monitoring plugin runs it: OK, the module loaded
+# with a rule and nothing fallen back.
+monitoring() {
+	local out rc=0
+	out=$(thpcowctl check) || rc=$?
+	echo "$out"
+	check_eq "$rc" 0 "thpcowctl check's exit status"
+	check_match "$out" '^THPCOW OK - ' "thpcowctl check"
 }

@@ -107,10 +107,10 @@ settled() {
 }
 
 # 6.12 keeps whole THPs in the per-CPU lists: tens of MiB in MemFree's noise.
-free_kb() {
-	echo $(($(settled MemFree: /proc/meminfo) +
-		$(awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo)))
-}
+# pcp_kb: what those lists hold; free_kb: MemFree with them, caches dropped
+# first (which empties thpcow's pool too).
+pcp_kb() { awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo; }
+free_kb() { echo $(($(settled MemFree: /proc/meminfo) + $(pcp_kb))); }
 
 # khugepaged would collapse the stock runs' split memory back into THPs
 # while they run (within seconds when TCG makes a run slow), and the cases

@@ -129,12 +129,34 @@ static bool thpcow_pool_wants(struct thpcow_pool_node *pn, int nid)
 	       thpcow_pool_node_has_room(nid);
 }
 
+/*
+ * Put the THP headed by @head on node @nid's list (@tail: at its end, the
+ * last to go; else at its head, the next), if the pool still wants it.
+ */
+static bool thpcow_pool_add(struct thpcow_pool_node *pn, int nid,
+			    struct page *head, bool tail)
+{
+	bool added = false;
+
+	spin_lock(&pn->lock);
+	if (pn->nr < READ_ONCE(thpcow_pool_target)) {
+		if (tail)
+			list_add_tail(&head->lru, &pn->thps);
+		else
+			list_add(&head->lru, &pn->thps);
+		WRITE_ONCE(pn->nr, pn->nr + 1);
+		thpcow_pool_account(nid, 1);
+		added = true;
+	}
+	spin_unlock(&pn->lock);
+	return added;
+}
+
 /* One THP more for node @nid, if the pool still wants it. */
 static void thpcow_pool_refill_one(struct thpcow_pool_node *pn, int nid)
 {
 	u64 start = local_clock();
 	struct folio *folio;
-	struct page *head;
 
 	folio = thpcow_folio_alloc_node(THPCOW_POOL_GFP, nid);
 	if (!folio) {
@@ -142,21 +164,10 @@ static void thpcow_pool_refill_one(struct thpcow_pool_node *pn, int nid)
 		return;
 	}
 	WRITE_ONCE(pn->refill_ns, pn->refill_ns + local_clock() - start);
-	head = thpcow_folio_page(folio);
-	spin_lock(&pn->lock);
-	if (pn->nr < READ_ONCE(thpcow_pool_target)) {
-		list_add_tail(&head->lru, &pn->thps);
-		WRITE_ONCE(pn->nr, pn->nr + 1);
-		thpcow_pool_account(nid, 1);
-		head = NULL;
-	}
-	spin_unlock(&pn->lock);
-	if (head) {
-		/* Made smaller meanwhile. */
-		folio_put(folio);
-		return;
-	}
-	thpcow_count(THPCOW_STAT_POOL_REFILLED);
+	if (thpcow_pool_add(pn, nid, thpcow_folio_page(folio), true))
+		thpcow_count(THPCOW_STAT_POOL_REFILLED);
+	else
+		folio_put(folio);	/* made smaller meanwhile */
 }
 
 static int thpcow_pool_refill(void *arg)
@@ -345,17 +356,8 @@ void thpcow_pool_put_back(struct folio *folio)
 {
 	struct page *head = thpcow_folio_page(folio);
 	int nid = page_to_nid(head);
-	struct thpcow_pool_node *pn = &thpcow_pool[nid];
 
-	spin_lock(&pn->lock);
-	if (pn->nr < READ_ONCE(thpcow_pool_target)) {
-		list_add(&head->lru, &pn->thps);
-		WRITE_ONCE(pn->nr, pn->nr + 1);
-		thpcow_pool_account(nid, 1);
-		head = NULL;
-	}
-	spin_unlock(&pn->lock);
-	if (head) {
+	if (!thpcow_pool_add(&thpcow_pool[nid], nid, head, false)) {
 		folio_put(folio);
 		thpcow_count(THPCOW_STAT_POOL_RELEASED);
 	}

@@ -10,48 +10,41 @@
 #include "features.h"
 #include "shrinker.h"
 
-/*
- * A registered shrinker of @count and @scan, @flags (SHRINKER_*), @seeks
- * and @batch (objects a call of @scan is asked for), called @name in
- * debugfs' shrinker directory where the series has one; NULL on failure.
- */
+#if !THPCOW_HAS_SHRINKER_ALLOC
+/* register_shrinker(), with the name where the series takes one. */
+static int thpcow_register_shrinker(struct shrinker *s, const char *name)
+{
+#if THPCOW_HAS_SHRINKER_NAME
+	return register_shrinker(s, "%s", name);
+#else
+	return register_shrinker(s);
+#endif
+}
+#endif
+
+/* As compat/shrinker.h says. */
 struct shrinker *
 thpcow_shrinker_register(const char *name, unsigned int flags, int seeks,
-			 long batch,
-			 unsigned long (*count)(struct shrinker *,
-						struct shrink_control *),
-			 unsigned long (*scan)(struct shrinker *,
-					       struct shrink_control *))
+			 long batch, thpcow_shrink_fn count, thpcow_shrink_fn scan)
 {
 	struct shrinker *s;
-#if !THPCOW_HAS_SHRINKER_ALLOC
-	int ret;
-#endif
 
 #if THPCOW_HAS_SHRINKER_ALLOC
 	s = shrinker_alloc(flags, "%s", name);
-	if (!s)
-		return NULL;
-	s->count_objects = count;
-	s->scan_objects = scan;
-	s->seeks = seeks;
-	s->batch = batch;
-	shrinker_register(s);
 #else
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
+#endif
 	if (!s)
 		return NULL;
 	s->count_objects = count;
 	s->scan_objects = scan;
 	s->seeks = seeks;
 	s->batch = batch;
-	s->flags = flags;
-#if THPCOW_HAS_SHRINKER_NAME
-	ret = register_shrinker(s, "%s", name);
+#if THPCOW_HAS_SHRINKER_ALLOC
+	shrinker_register(s);
 #else
-	ret = register_shrinker(s);
-#endif
-	if (ret) {
+	s->flags = flags;
+	if (thpcow_register_shrinker(s, name)) {
 		kfree(s);
 		return NULL;
 	}

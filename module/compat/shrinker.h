@@ -8,6 +8,10 @@
 struct shrinker;
 struct shrink_control;
 
+/* A shrinker's count_objects() or scan_objects(). */
+typedef unsigned long (*thpcow_shrink_fn)(struct shrinker *s,
+					  struct shrink_control *sc);
+
 /*
  * A registered shrinker of @count and @scan, @flags (SHRINKER_*), @seeks
  * and @batch (objects a call of @scan is asked for), called @name in
@@ -15,11 +19,7 @@ struct shrink_control;
  */
 struct shrinker *
 thpcow_shrinker_register(const char *name, unsigned int flags, int seeks,
-			 long batch,
-			 unsigned long (*count)(struct shrinker *,
-						struct shrink_control *),
-			 unsigned long (*scan)(struct shrinker *,
-					       struct shrink_control *));
+			 long batch, thpcow_shrink_fn count, thpcow_shrink_fn scan);
 
 /* Unregister @s and wait for its callbacks to return. */
 void thpcow_shrinker_free(struct shrinker *s);

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # the cases are called through tap_run
 # shellcheck disable=SC2119 # insmod_ko: no parameters beyond the run's
-# vm: --kernel 6.1 --numa 2 --timeout 900
-# vm-all: --kernel 6.12 --numa 2 --timeout 900
-# vm-all: --kernel 5.10 --numa 2 --timeout 900
-# vm-all: --kernel rhel-9.6 --numa 2 --timeout 900
-# vm-all: --kernel 6.1-debug --numa 2 --timeout 2400
-# vm-all: --kernel 6.12-debug --numa 2 --timeout 2400
+# vm: --kernel 6.1 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
+# vm-all: --kernel 6.12 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
+# vm-all: --kernel 5.10 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
+# vm-all: --kernel rhel-9.6 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
+# vm-all: --kernel 6.1-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 2400
+# vm-all: --kernel 6.12-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 2400
 # vm-all: --kernel latest --timeout 300
+# (watchdog_thresh=30: pressure's memory hog, under TCG on a loaded host,
+# once kept a vCPU in one fault's zeroing for 23 s with the pool off, which
+# the default 20 s soft-lockup limit turns into a failed run)
 # The pool of pre-zeroed THPs (module/pool.c, module parameter pool_mib),
 # in a guest with two NUMA nodes:
 #  - hits: a 'zero' process's substitutions map pooled THPs, zero but for

@@ -5,8 +5,8 @@
 # vm-all: --kernel 6.12 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
 # vm-all: --kernel 5.10 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
 # vm-all: --kernel rhel-9.6 --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 900
-# vm-all: --kernel 6.1-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 2400
-# vm-all: --kernel 6.12-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 2400
+# vm-all: --kernel 6.1-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 3600
+# vm-all: --kernel 6.12-debug --numa 2 --mem 1536 --append watchdog_thresh=30 --timeout 3600
 # vm-all: --kernel latest --timeout 300
 # (watchdog_thresh=30: pressure's memory hog, under TCG on a loaded host,
 # once kept a vCPU in one fault's zeroing for 23 s with the pool off, which

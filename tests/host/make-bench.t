@@ -138,7 +138,7 @@ pool_helper_fake() {
 import os, sys, threading, time
 sys.path.insert(0, sys.argv[1])
 import pool
-pool.PARAM, pool.DEBUGFS = (os.path.join(sys.argv[2], n) for n in ('pool_mib', 'pool'))
+pool.PARAM, pool.DEBUGFS, pool.STATS = (os.path.join(sys.argv[2], n) for n in ('pool_mib', 'pool', 'stats'))
 state = {'thps': 0, 'hits': 5, 'misses': 0, 'refilled': 40, 'released': 0, 'refill_ns': 10**9,
          'cpu_ns': 10**9, 'stuck': False}
 stop = threading.Event()
@@ -156,10 +156,15 @@ def refill():
         elif state['thps'] > target:
             state['released'] += state['thps'] - target
             state['thps'] = target
+        # the pool's own figures in thpcow/pool, its counters in thpcow/stats
+        own = ('thps', 'refill_ns', 'cpu_ns')
         with open(pool.DEBUGFS + '.new', 'w') as f:
-            f.write(f'target {target}\n' + ''.join(f'{k} {v}\n' for k, v in state.items() if k != 'stuck')
+            f.write(f'mib {v}\ntarget {target}\n' + ''.join(f'{k} {state[k]}\n' for k in own)
                     + f'node0_thps {state["thps"]}\nnode0_target {target}\n')
+        with open(pool.STATS + '.new', 'w') as f:
+            f.write('policies 0\n' + ''.join(f'{k} {state[name]}\n' for k, name in pool.STAT_NAMES.items()))
         os.rename(pool.DEBUGFS + '.new', pool.DEBUGFS)
+        os.rename(pool.STATS + '.new', pool.STATS)
         time.sleep(0.01)
 
 open(pool.PARAM, 'w').write('0\n')

@@ -6,12 +6,14 @@ bench/memtester.py's), and bench/guest/wrf.sh's through this file's
 command line. It sizes the pool to cover a run, waits until the pool is
 full, reads its figures and empties it again.
 
-The module's interface: the parameter pool_mib (MiB per NUMA node, 0 = off,
-the default; a refill thread per node fills the pool in the background)
-and debugfs thpcow/pool, lines "KEY VALUE": target (THPs, all nodes), thps
-(pooled now), hits, misses, refilled, released, refill_ns (the refill's
-wall time allocating and clearing), cpu_ns (the refill threads' CPU time),
-and per node nodeN_thps, nodeN_target.
+The module's interface: the parameter pool_mib (MiB per NUMA node, an even
+number, 0 = off, the default; a refill thread per node fills the pool in
+the background) and debugfs thpcow/pool, lines "KEY VALUE": target (THPs,
+all nodes), thps (pooled now), refill_ns (the refill's wall time
+allocating and clearing), cpu_ns (the refill threads' CPU time), per node
+nodeN_thps, nodeN_target; the counters hits, misses, refilled, released
+there too, or as pool_hit, pool_miss, pool_refilled, pool_released in
+debugfs thpcow/stats (read() takes them from either).
 
 A run's figures (Session.figures): the counters' growth from before the
 pool was sized to after the run (hits, misses, refilled, released,
@@ -33,6 +35,10 @@ import time
 
 PARAM = '/sys/module/thpcow/parameters/pool_mib'
 DEBUGFS = '/sys/kernel/debug/thpcow/pool'
+STATS = '/sys/kernel/debug/thpcow/stats'
+# thpcow/stats's names of the pool's counters: read()'s names
+STAT_NAMES = {'pool_hit': 'hits', 'pool_miss': 'misses', 'pool_refilled': 'refilled',
+              'pool_released': 'released'}
 # what a run sizes the pool to beyond the memory it covers (MiB per node):
 # QEMU's own allocations and the guest's firmware take THPs too
 MARGIN_MIB = 64
@@ -48,11 +54,25 @@ def absent():
     return None
 
 
-def read():
-    """The pool's figures now: {KEY: int}."""
-    with open(DEBUGFS) as f:
+def parse(path):
+    """A file of "KEY VALUE" lines: {KEY: int} of those whose value is one."""
+    with open(path) as f:
         return {k: int(v) for k, v in (line.split() for line in f if len(line.split()) == 2)
                 if v.lstrip('-').isdigit()}
+
+
+def read():
+    """The pool's figures now: {KEY: int}, its counters from thpcow/stats
+    where thpcow/pool does not have them."""
+    fig = parse(DEBUGFS)
+    try:
+        stats = parse(STATS)
+    except OSError:
+        stats = {}
+    for k, name in STAT_NAMES.items():
+        if k in stats:
+            fig.setdefault(name, stats[k])
+    return fig
 
 
 def set_mib(mib):
@@ -84,7 +104,7 @@ class Session:
     full before it starts, empty after it; figures() for the JSON."""
 
     def __init__(self, mib, timeout=300):
-        self.mib, self.timeout = mib + MARGIN_MIB, timeout
+        self.mib, self.timeout = (mib + MARGIN_MIB + 1) // 2 * 2, timeout
         self.before = self.full = None
         self.fill_s = self.drain_s = None
 

@@ -28,6 +28,8 @@
  *  compat/ibt.[ch]    indirect branch tracking, and the check that every
  *                     call into the kernel is direct
  *  compat/cgroup.h    a cgroup by its id
+ *  compat/mempolicy.h the node a THP fault would allocate on
+ *  compat/shrinker.h  a shrinker's registration
  */
 #ifndef THPCOW_COMPAT_H
 #define THPCOW_COMPAT_H
@@ -39,5 +41,7 @@
 #include "compat/ftrace.h"
 #include "compat/ibt.h"
 #include "compat/cgroup.h"
+#include "compat/mempolicy.h"
+#include "compat/shrinker.h"
 
 #endif /* THPCOW_COMPAT_H */

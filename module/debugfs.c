@@ -140,6 +140,13 @@ static int thpcow_usage_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(thpcow_usage);
 
+static int thpcow_pool_file_show(struct seq_file *m, void *unused)
+{
+	thpcow_pool_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(thpcow_pool_file);
+
 void thpcow_debugfs_init(void)
 {
 	/* Debugging aids only: failures are not worth failing the load. */
@@ -150,6 +157,8 @@ void thpcow_debugfs_init(void)
 			    &thpcow_policies_fops);
 	debugfs_create_file("usage", 0444, thpcow_debugfs_dir, NULL,
 			    &thpcow_usage_fops);
+	debugfs_create_file("pool", 0444, thpcow_debugfs_dir, NULL,
+			    &thpcow_pool_file_fops);
 }
 
 void thpcow_debugfs_exit(void)

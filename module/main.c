@@ -40,10 +40,13 @@ static int __init thpcow_init(void)
 	ret = thpcow_policy_init();
 	if (ret)
 		goto out_usage;
+	ret = thpcow_pool_init();
+	if (ret)
+		goto out_policy;
 	/* Armed for a moment, to fail here if it cannot be; then idle. */
 	ret = thpcow_hook_install();
 	if (ret)
-		goto out_policy;
+		goto out_pool;
 	/*
 	 * The ways in come last, and nothing can fail after the first of them
 	 * succeeded: a file opened before a failed init returns would outlive
@@ -63,6 +66,8 @@ static int __init thpcow_init(void)
 
 out_hook:
 	thpcow_hook_remove();
+out_pool:
+	thpcow_pool_exit();
 out_policy:
 	thpcow_policy_exit();
 	thpcow_arm_flush();
@@ -78,6 +83,7 @@ static void __exit thpcow_exit(void)
 	thpcow_ctl_exit();
 	thpcow_debugfs_exit();
 	thpcow_hook_remove();
+	thpcow_pool_exit();
 	thpcow_policy_exit();
 	thpcow_arm_flush();
 	thpcow_usage_exit();

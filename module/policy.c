@@ -197,7 +197,8 @@ void thpcow_policy_init_begin(void)
 }
 
 /*
- * The global mode changes only with CAP_SYS_ADMIN in the initial user
+ * thpcow_param_capable(): the global mode (and pool_mib, pool.c) changes
+ * only with CAP_SYS_ADMIN in the initial user
  * namespace, as through /dev/thpcow: a container's root that maps to the
  * host's uid 0 and sees /sys writable gets EPERM, also while the module
  * is still loading or already unloading (the sysfs file exists during all
@@ -205,12 +206,17 @@ void thpcow_policy_init_begin(void)
  * command line, whose writer has CAP_SYS_MODULE; so must a write to the
  * sysfs file made in that moment.
  */
+bool thpcow_param_capable(void)
+{
+	return capable(thpcow_init_begun ? CAP_SYS_ADMIN : CAP_SYS_MODULE);
+}
+
 static int thpcow_param_set_mode(const char *val, const struct kernel_param *kp)
 {
 	enum thpcow_mode mode;
 	int ret;
 
-	if (!capable(thpcow_init_begun ? CAP_SYS_ADMIN : CAP_SYS_MODULE))
+	if (!thpcow_param_capable())
 		return -EPERM;
 	ret = thpcow_mode_parse(val, &mode);
 	return ret ? ret : thpcow_policy_set_global(mode);

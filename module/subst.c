@@ -21,6 +21,45 @@
 #include <linux/vmstat.h>
 
 /*
+ * Charge @folio, a new THP for @vmf, to the faulting mm's memcg, as a
+ * first-touch fault charges its THP: 0, or -ENOMEM with the reason in
+ * *@why and @folio still the caller's, not charged.
+ */
+static int thpcow_charge_anon_folio_pmd(struct folio *folio,
+					struct vm_fault *vmf, gfp_t gfp,
+					enum thpcow_stat *why)
+{
+	if (thpcow_mem_cgroup_charge(folio, vmf->vma->vm_mm, gfp)) {
+		thpcow_count_thp_event(THP_FAULT_FALLBACK);
+		thpcow_count_thp_event(THP_FAULT_FALLBACK_CHARGE);
+		*why = THPCOW_STAT_FALLBACK_CHARGE;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * After the charge (7.x): the memcg's deferred split list, and the swap
+ * rate throttle. 0, or -ENOMEM with the reason in *@why, @folio charged,
+ * to put.
+ */
+static int thpcow_prep_charged_folio(struct folio *folio, gfp_t gfp,
+				     enum thpcow_stat *why)
+{
+	if (thpcow_folio_memcg_alloc_deferred(folio)) {
+		/*
+		 * No memory for the memcg's deferred split list (7.x): the
+		 * kernel counts an allocation failure, not a charge one.
+		 */
+		thpcow_count_thp_event(THP_FAULT_FALLBACK);
+		*why = THPCOW_STAT_FALLBACK_ALLOC;
+		return -ENOMEM;
+	}
+	folio_throttle_swaprate(folio, gfp);
+	return 0;
+}
+
+/*
  * A THP for @vmf, allocated and charged as a first-touch fault's would be:
  * vma_alloc_anon_folio_pmd() in 7.x. NULL with the reason in *@why.
  */
@@ -38,24 +77,37 @@ static struct folio *thpcow_vma_alloc_anon_folio_pmd(struct vm_fault *vmf,
 		*why = THPCOW_STAT_FALLBACK_ALLOC;
 		return NULL;
 	}
-	if (thpcow_mem_cgroup_charge(folio, vma->vm_mm, gfp)) {
+	if (thpcow_charge_anon_folio_pmd(folio, vmf, gfp, why) ||
+	    thpcow_prep_charged_folio(folio, gfp, why)) {
 		folio_put(folio);
-		thpcow_count_thp_event(THP_FAULT_FALLBACK);
-		thpcow_count_thp_event(THP_FAULT_FALLBACK_CHARGE);
-		*why = THPCOW_STAT_FALLBACK_CHARGE;
 		return NULL;
 	}
-	if (thpcow_folio_memcg_alloc_deferred(folio)) {
-		/*
-		 * No memory for the memcg's deferred split list (7.x): the
-		 * kernel counts an allocation failure, not a charge one.
-		 */
-		folio_put(folio);
-		thpcow_count_thp_event(THP_FAULT_FALLBACK);
-		*why = THPCOW_STAT_FALLBACK_ALLOC;
+	return folio;
+}
+
+/*
+ * A pre-zeroed THP from the pool (pool.c), charged as
+ * thpcow_vma_alloc_anon_folio_pmd() charges one; NULL when the pool has
+ * none for this fault (the caller allocates), or on a charge failure, with
+ * *@why set (the THP goes back into the pool, the kernel splits).
+ */
+static struct folio *thpcow_pool_alloc_anon_folio_pmd(struct vm_fault *vmf,
+						      enum thpcow_stat *why)
+{
+	gfp_t gfp = thpcow_vma_thp_gfp_mask(vmf->vma);
+	struct folio *folio = thpcow_pool_take(vmf->vma);
+
+	if (!folio)
+		return NULL;
+	if (thpcow_charge_anon_folio_pmd(folio, vmf, gfp, why)) {
+		thpcow_pool_put_back(folio);
 		return NULL;
 	}
-	folio_throttle_swaprate(folio, gfp);
+	if (thpcow_prep_charged_folio(folio, gfp, why)) {
+		folio_put(folio);
+		return NULL;
+	}
+	thpcow_count(THPCOW_STAT_POOL_HIT);
 	return folio;
 }
 
@@ -165,10 +217,15 @@ vm_fault_t thpcow_subst_zero(struct vm_fault *vmf, pmd_t orig_pmd,
 	struct folio *folio;
 
 	*why = THPCOW_STAT_SUBSTITUTED;
-	folio = thpcow_vma_alloc_anon_folio_pmd(vmf, why);
-	if (!folio)
-		return VM_FAULT_FALLBACK;
-	thpcow_folio_zero_user(folio, vmf->address);
+	folio = thpcow_pool_alloc_anon_folio_pmd(vmf, why);
+	if (!folio) {
+		if (*why != THPCOW_STAT_SUBSTITUTED)
+			return VM_FAULT_FALLBACK;
+		folio = thpcow_vma_alloc_anon_folio_pmd(vmf, why);
+		if (!folio)
+			return VM_FAULT_FALLBACK;
+		thpcow_folio_zero_user(folio, vmf->address);
+	}
 	/* Orders the clearing before the set_pmd_at() that publishes it. */
 	__folio_mark_uptodate(folio);
 	return thpcow_install(vmf, orig_pmd, folio, NULL, why);

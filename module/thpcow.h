@@ -111,6 +111,7 @@ int thpcow_mode_parse(const char *buf, enum thpcow_mode *mode);
 int thpcow_mode_check(u32 mode);
 
 void thpcow_policy_init_begin(void);
+bool thpcow_param_capable(void);
 int thpcow_policy_init(void);
 void thpcow_policy_exit(void);
 enum thpcow_mode thpcow_policy_of(struct mm_struct *mm,
@@ -161,6 +162,15 @@ int thpcow_usage_walk(int (*fn)(const struct thpcow_usage_info *info,
 unsigned int thpcow_usage_rows_max(void);
 unsigned int thpcow_usage_slots_used(void);
 u64 thpcow_usage_bytes(const u64 *counters);
+
+/* pool.c: pre-zeroed THPs (pool_mib), below subst.c */
+struct seq_file;
+
+int thpcow_pool_init(void);
+void thpcow_pool_exit(void);
+struct folio *thpcow_pool_take(struct vm_area_struct *vma);
+void thpcow_pool_put_back(struct folio *folio);
+void thpcow_pool_show(struct seq_file *m);
 
 /* ctl.c */
 int thpcow_ctl_init(void);

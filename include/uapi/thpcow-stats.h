@@ -16,7 +16,9 @@
  * fallback_* or retry_race) or, where thpcow leaves the fault to the kernel
  * unchanged, the reason (passthrough, unshare, native, not_zero_page,
  * not_shared). hook_calls counts the faults the handler took;
- * inherit_failed counts forks, not faults.
+ * inherit_failed counts forks, not faults; the pool_* counters count the
+ * THPs of the pool of pre-zeroed THPs (pool_mib): pooled now is
+ * pool_refilled - pool_hit - pool_released - pool_poisoned.
  */
 #ifndef THPCOW_STAT
 #define THPCOW_STAT(NAME, name)
@@ -61,6 +63,16 @@ THPCOW_STAT(NOT_SHARED, not_shared)
 THPCOW_STAT(FALLBACK_PINNED, fallback_pinned)
 /* split forced where the kernel would substitute ('split') */
 THPCOW_STAT(SPLIT, split)
+/* a substitution ('zero', 'copy' on the huge zero page) mapped a pooled THP */
+THPCOW_STAT(POOL_HIT, pool_hit)
+/* the pool, on, had no THP on the node the fault may take one from */
+THPCOW_STAT(POOL_MISS, pool_miss)
+/* THPs the pool's refill threads allocated zeroed and pooled */
+THPCOW_STAT(POOL_REFILLED, pool_refilled)
+/* THPs the pool gave back: memory pressure, a smaller pool_mib, unload */
+THPCOW_STAT(POOL_RELEASED, pool_released)
+/* pooled THPs found with a hardware-poisoned page, kept out of use */
+THPCOW_STAT(POOL_POISONED, pool_poisoned)
 
 /*
  * THPCOW_USAGE(NAME): the counters also kept per cgroup and per process

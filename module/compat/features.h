@@ -122,6 +122,10 @@
 #define THPCOW_HAS_PMD_MKWRITE_VMA		1
 /* 6.6: no __mmu_notifier_invalidate_range(), no _only_end: the TLB flush tells secondary TLBs */
 #define THPCOW_HAS_MMU_NOTIFIER_TLB_FLUSH	1
+/* 5.17: struct mempolicy's home_node */
+#define THPCOW_HAS_MPOL_HOME_NODE		1
+/* 6.7: shrinker_alloc() (register_shrinker() is kept beside it) */
+#define THPCOW_HAS_SHRINKER_ALLOC		1
 /*
  * Not backported (the 5.14 values hold): ftrace_regs accessors (6.2: it
  * has ftrace_instruction_pointer_set()), folio_remove_rmap_pmd() (6.8),
@@ -169,6 +173,20 @@
 /* 5.14 "mm: memory: add orig_pmd to struct vm_fault" (do_huge_pmd_wp_page(vmf)) */
 #ifndef THPCOW_HAS_VMF_ORIG_PMD
 #define THPCOW_HAS_VMF_ORIG_PMD			THPCOW_SINCE(5, 14)
+#endif
+
+/*
+ * 5.14 "mm/mempolicy: use unified 'nodes' for bind/interleave/prefer
+ * policies": struct mempolicy's nodes (not v.nodes, v.preferred_node), and
+ * MPOL_LOCAL a mode of its own (not MPOL_PREFERRED with MPOL_F_LOCAL)
+ */
+#ifndef THPCOW_HAS_MPOL_NODES
+#define THPCOW_HAS_MPOL_NODES			THPCOW_SINCE(5, 14)
+#endif
+
+/* 5.15 "mm/mempolicy: add MPOL_PREFERRED_MANY for multiple preferred nodes" */
+#ifndef THPCOW_HAS_MPOL_PREFERRED_MANY
+#define THPCOW_HAS_MPOL_PREFERRED_MANY		THPCOW_SINCE(5, 15)
 #endif
 
 /*
@@ -225,6 +243,11 @@
 #define THPCOW_HAS_NEW_ANON_RMAP_NO_COMPOUND	THPCOW_SINCE(5, 19)
 #endif
 
+/* 5.17 "mm/mempolicy: add set_mempolicy_home_node syscall": struct mempolicy's home_node */
+#ifndef THPCOW_HAS_MPOL_HOME_NODE
+#define THPCOW_HAS_MPOL_HOME_NODE		THPCOW_SINCE(5, 17)
+#endif
+
 /*
  * 5.14 "cgroup: Added cgroup_get_from_id" (exported for lpfc; Ubuntu's
  * 5.15 Module.symvers has it)
@@ -249,6 +272,11 @@
 /* 6.0 "mm: Add vma_alloc_folio()" (it preps the THP itself) */
 #ifndef THPCOW_HAS_VMA_ALLOC_FOLIO
 #define THPCOW_HAS_VMA_ALLOC_FOLIO		THPCOW_SINCE(6, 0)
+#endif
+
+/* 6.0 "mm: shrinkers: provide shrinkers with names": register_shrinker(shrinker, fmt, ...) */
+#ifndef THPCOW_HAS_SHRINKER_NAME
+#define THPCOW_HAS_SHRINKER_NAME		THPCOW_SINCE(6, 0)
 #endif
 
 /* 6.1 "mm, hwpoison: try to recover from copy-on write faults": copy_mc_user_highpage() */
@@ -298,6 +326,14 @@
 /* 6.6 "mm: Make pte_mkwrite() take a VMA" (x86's out of line, shadow stacks) */
 #ifndef THPCOW_HAS_PMD_MKWRITE_VMA
 #define THPCOW_HAS_PMD_MKWRITE_VMA		THPCOW_SINCE(6, 6)
+#endif
+
+/*
+ * 6.7 "mm: shrinker: add infrastructure for dynamically allocating
+ * shrinker": shrinker_alloc(), shrinker_register(), shrinker_free()
+ */
+#ifndef THPCOW_HAS_SHRINKER_ALLOC
+#define THPCOW_HAS_SHRINKER_ALLOC		THPCOW_SINCE(6, 7)
 #endif
 
 /*

@@ -90,6 +90,23 @@ static inline struct folio *thpcow_vma_alloc_folio(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * __folio_alloc_node(): a THP on @nid, prepared as thpcow_vma_alloc_folio()
+ * prepares a fault's (the same allocator call below the policy lookup).
+ */
+static inline struct folio *thpcow_folio_alloc_node(gfp_t gfp, int nid)
+{
+#if !THPCOW_HAS_VMA_ALLOC_FOLIO
+	struct page *page = alloc_pages_node(nid, gfp, HPAGE_PMD_ORDER);
+
+	if (page)
+		thpcow_call(prep_transhuge_page)(page);
+	return (struct folio *)page;
+#else
+	return __folio_alloc_node(gfp, HPAGE_PMD_ORDER, nid);
+#endif
+}
+
 /* Charge the new THP to @mm's memcg: 0 or an error, the THP still to put. */
 static inline int thpcow_mem_cgroup_charge(struct folio *folio,
 					   struct mm_struct *mm, gfp_t gfp)

@@ -18,6 +18,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$repo/tests/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/errno.sh
+source "$repo/tests/lib/errno.sh"
 
 ctl=$repo/tools/thpcowctl/thpcowctl
 fuzz=$repo/tests/prog/ioctl_fuzz
@@ -28,24 +30,6 @@ param=/sys/module/thpcow/parameters/default_mode
 dbg=/sys/kernel/debug/thpcow
 cg=/sys/fs/cgroup
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-
-# write_errno FILE PERL-STRING: one write(2) of the bytes the Perl string
-# literal evaluates to (escapes and all: "zero\n", "z" x 4096) to FILE,
-# opened as `>` does. Prints "ok N" (N bytes taken), or the errno's name,
-# or "open:ERRNO".
-# shellcheck disable=SC2016 # Perl code
-write_errno=(perl -MErrno -e '
-	sub name {
-		return "EOPNOTSUPP" if $!{EOPNOTSUPP}; # = ENOTSUP
-		for (sort keys %!) { return $_ if $!{$_} }
-		return "errno" . ($! + 0);
-	}
-	my $data = eval $ARGV[1];
-	die "bad data $ARGV[1]: $@" if $@;
-	open(my $fh, ">", $ARGV[0]) or do { print "open:", name(), "\n"; exit 0 };
-	my $n = syswrite($fh, $data);
-	print defined($n) ? "ok $n\n" : name() . "\n";
-')
 
 # probe_as WHO: ioctl_fuzz --probe as root or nobody; "name result" lines.
 probe_as() {

@@ -17,6 +17,7 @@
 #include "cmd_info.h"
 #include "cmd_module.h"
 #include "cmd_policy.h"
+#include "cmd_pool.h"
 #include "cmd_probe.h"
 #include "cmd_trace.h"
 #include "cmd_usage.h"
@@ -28,7 +29,7 @@ static const struct verb help_verb;
 static const struct verb *const verbs[] = {
 	&status_verb, &check_verb, &list_verb, &get_verb, &usage_verb, &set_verb,
 	&clear_verb, &exec_verb, &stats_verb, &trace_verb, &apply_verb,
-	&collapse_verb, &load_verb, &unload_verb, &reload_verb, &probe_verb,
+	&collapse_verb, &pool_verb, &load_verb, &unload_verb, &reload_verb, &probe_verb,
 	&version_verb, &help_verb,
 };
 

@@ -337,6 +337,11 @@ static const char *const stat_descs[] = {
 	[THPCOW_STAT_NOT_SHARED]	= "Exclusive THPs the kernel reuses in place",
 	[THPCOW_STAT_FALLBACK_PINNED]	= "Fallbacks: a THP that may be DMA-pinned stays shared",
 	[THPCOW_STAT_SPLIT]		= "Splits forced where the kernel would not split (mode split)",
+	[THPCOW_STAT_POOL_HIT]		= "Substitutions that mapped a pre-zeroed THP from the pool",
+	[THPCOW_STAT_POOL_MISS]		= "Substitutions the pool had no THP for (cleared in the fault)",
+	[THPCOW_STAT_POOL_REFILLED]	= "THPs the pool's refill threads zeroed and pooled",
+	[THPCOW_STAT_POOL_RELEASED]	= "THPs the pool gave back (memory pressure, a smaller pool, unload)",
+	[THPCOW_STAT_POOL_POISONED]	= "Pooled THPs with a hardware-poisoned page, kept out of use",
 };
 
 _Static_assert(ARRAY_SIZE(stat_descs) == THPCOW_STAT_NR, "stat_descs");

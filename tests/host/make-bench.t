@@ -100,7 +100,8 @@ pool_case_reported() {
 	python3 - "$d/raw/kvm-w5.jsonl" "$d/raw/kvm-w7.jsonl" <<'EOF'
 import json, sys
 w5, w7 = sys.argv[1], sys.argv[2]
-rows = [json.loads(line) for line in open(w5)]
+# the pool's runs, if any, replaced by the doctored ones
+rows = [r for r in map(json.loads, open(w5)) if r['case'] != 'pool']
 pool = {'pool_mib': 320, 'target': 160, 'thps_full': 160, 'fill_s': 0.5, 'drain_s': 0.1,
         'thps_at_end': 160, 'hits': 127, 'misses': 1, 'refilled': 287, 'released': 160,
         'refill_ns': 2_000_000_000, 'cpu_ns': 1_000_000_000, 'cpu_s_per_gib': 1.78,
@@ -110,7 +111,9 @@ extra = [dict(r, case='pool', pool=pool, write_s=r['write_s'] / 3) for r in rows
 with open(w5, 'w') as f:
     for r in rows + extra:
         f.write(json.dumps(r) + '\n')
-with open(w7, 'a') as f:
+rows7 = [r for r in map(json.loads, open(w7)) if r['case'] != 'pool']
+with open(w7, 'w') as f:
+    f.writelines(json.dumps(r) + '\n' for r in rows7)
     f.write(json.dumps({'w': 7, 'kernel': '6.1.0-57-amd64', 'rep': 1, 'case': 'pool',
                         'skipped': 'no pool_mib here'}) + '\n')
 EOF

@@ -15,9 +15,11 @@ minor faults, THP splits and AnonHugePages of its RAM mapping, and under
 KVM its 2 MiB / 4 KiB mappings (debugfs kvm/PID-FD/pages_2m, pages_4k), are
 read when memtester has locked its memory. Prints one JSON object.
 
-Cases (the destination) are vm/mig.py's: stock, zero, prealloc, nozero
-(the caller sets use_zero_page to 0), fresh (a guest booted there, never
-migrated: the floor). With --boot-only: boot the guest once (no migration)
+Cases (the destination) are vm/mig.py's: stock, zero, pool (zero with
+thpcow's pool of pre-zeroed THPs covering the guest's RAM, its figures in
+'pool'; skipped, saying why, without it), prealloc, nozero (the caller sets
+use_zero_page to 0), fresh (a guest booted there, never migrated: the
+floor). With --boot-only: boot the guest once (no migration)
 and print what its boot cost.
 """
 import argparse
@@ -34,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path[:0] = [os.path.join(REPO, 'vm'), os.path.join(REPO, 'vm', 'lib')]
 import mig  # noqa: E402  (vm/mig.py: the destination's cases)
+import pool  # noqa: E402  (vm/lib/pool.py)
 import qemu  # noqa: E402  (vm/lib/qemu.py)
 
 
@@ -147,7 +150,7 @@ def run_memtester(args, res, pid, con):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'], nargs='?')
+    ap.add_argument('case', choices=mig.CASES, nargs='?')
     ap.add_argument('--boot-only', action='store_true', help='boot once and print its cost')
     ap.add_argument('--ram', type=int, default=640, help='guest RAM, MiB (640; a Debian '
                     'kernel turns THP off below 512 MiB)')
@@ -178,6 +181,20 @@ def main():
            'size': args.size, 'mask': args.mask, 'inner_kernel': args.kernel}
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
         res['use_zero_page'] = int(f.read())
+    around = mig.case_pool(args.case, args.ram, res)
+    try:
+        if around is None:  # skipped: res says why
+            return
+        with around:
+            migrate_and_test(args, res)
+        if isinstance(around, pool.Session):
+            res['pool'] = around.figures()
+    finally:
+        print(json.dumps(res))
+
+
+def migrate_and_test(args, res):
+    """Boot, migrate (but for fresh), run memtester: into res."""
     procs = []
     d = tempfile.mkdtemp(prefix='thpcow-memtester.')
     try:
@@ -225,7 +242,6 @@ def main():
         procs.remove(dst)
     finally:
         qemu.cleanup(procs, d, 'memtester.py')
-        print(json.dumps(res))
 
 
 if __name__ == '__main__':

@@ -35,6 +35,11 @@ kvm/PID-FD/pages_4k and pages_2m).
 Cases (the destination):
   stock     as is (thpcow loaded, mode kernel)
   zero      under `thpcowctl exec zero`
+  pool      zero with thpcow's pool of pre-zeroed THPs sized to cover the
+            guest's RAM (vm/lib/pool.py) and full before the destination
+            starts; emptied after the run; its figures in the JSON ('pool').
+            Without the pool (no thpcow parameter pool_mib) the case is
+            skipped: the JSON says why ('skipped') and has no measurement
   prealloc  -object memory-backend-ram,prealloc=on (RAM allocated up front)
   nozero    /sys/kernel/mm/transparent_hugepage/use_zero_page is 0 (the
             caller sets it; this only records it)
@@ -42,6 +47,7 @@ Cases (the destination):
 """
 import argparse
 import collections
+import contextlib
 import json
 import os
 import re
@@ -55,11 +61,14 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'lib'))
+import pool  # noqa: E402
 from qemu import (cleanup, connect_qemu, diagnose, kvm_pages, proc_minflt,  # noqa: E402
                   proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu, tlb_shootdowns,
                   vmstat, wait_migration, wait_status)
 
 FW = os.path.join(HERE, '..', 'prog', 'migfw.bin')
+# the destinations (the docstring says what each is); bench/memtester.py's too
+CASES = ('stock', 'zero', 'pool', 'prealloc', 'nozero', 'fresh')
 BOOT = ['-bios', FW]
 
 
@@ -192,8 +201,9 @@ def after_phase(args, res, sq, dq, dser, pid, ram, ctl_proc):
 
 def case_qemu(case, ctl, ram):
     """How the destination QEMU of case is started: the command it runs
-    under (zero: thpcowctl exec zero) and its extra arguments (prealloc)."""
-    wrapper = [ctl, 'exec', 'zero', '--'] if case == 'zero' else []
+    under (zero, pool: thpcowctl exec zero) and its extra arguments
+    (prealloc)."""
+    wrapper = [ctl, 'exec', 'zero', '--'] if case in ('zero', 'pool') else []
     extra = []
     if case == 'prealloc':
         extra = ['-object', f'memory-backend-ram,id=pc.ram,size={ram}M,prealloc=on',
@@ -201,9 +211,22 @@ def case_qemu(case, ctl, ram):
     return wrapper, extra
 
 
+def case_pool(case, ram, res):
+    """What runs around case's destination: for pool, the pool sized to
+    cover ram MiB (a pool.Session: with it, the run), else nothing; None
+    when the case cannot run here, with res['skipped'] saying why."""
+    if case != 'pool':
+        return contextlib.nullcontext()
+    why = pool.absent()
+    if why:
+        res['skipped'] = why
+        return None
+    return pool.Session(ram)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('case', choices=['stock', 'zero', 'prealloc', 'nozero', 'fresh'])
+    ap.add_argument('case', choices=CASES)
     ap.add_argument('--ram', type=int, default=1024, help='guest RAM, MiB')
     ap.add_argument('--qemu', default='qemu-system-x86_64')
     ap.add_argument('--accel', choices=['tcg', 'kvm'], default='tcg',
@@ -232,12 +255,28 @@ def main():
     args = ap.parse_args()
     if args.after and not args.postcopy:
         ap.error('--after needs --postcopy')
-    ram = args.ram * 2**20
-    ctl_proc = None
     res = {'case': args.case, 'ram_mib': args.ram, 'postcopy': args.postcopy, 'accel': args.accel,
            'write': 'fill' if args.fill else 'byte-per-4k'}
     with open('/sys/kernel/mm/transparent_hugepage/use_zero_page') as f:
         res['use_zero_page'] = int(f.read())
+    around = case_pool(args.case, args.ram, res)
+    if around is None:  # skipped: res says why
+        print(json.dumps(res))
+        return
+    with around:
+        lost = migrate(args, res)
+    if isinstance(around, pool.Session):
+        res['pool'] = around.figures()
+    if lost:
+        sys.exit(EXIT_LOST_STATE)
+    print(json.dumps(res))
+
+
+def migrate(args, res):
+    """The run (the docstring at the top), its figures into res; True when
+    a vCPU lost its state (diagnosed on stderr, EXIT_LOST_STATE)."""
+    ram = args.ram * 2**20
+    ctl_proc = None
     procs = []
     qmps = {}  # name: QMP, for diagnose
     diag, lost = [], False
@@ -318,8 +357,7 @@ def main():
             dq.cmd('quit')
             dst.wait(timeout=60)
             procs.remove(dst)
-            print(json.dumps(res))
-            return
+            return False
         m = ram_mapping(pid, ram)
         res['dst_rss_kb'] = proc_status_kb(pid, 'VmRSS')
         res['dst_ram_rss_kb'] = m['Rss']
@@ -389,9 +427,7 @@ def main():
             ctl_proc.wait()
         cleanup(procs, d, 'mig.py')
         sys.stderr.writelines(diag)  # last, after the QEMUs' logs
-    if lost:
-        sys.exit(EXIT_LOST_STATE)
-    print(json.dumps(res))
+    return lost
 
 
 if __name__ == '__main__':

@@ -48,28 +48,56 @@ rotate() {
 	echo "${a[@]:n}" "${a[@]:0:n}"
 }
 
+# thpcow's pool of pre-zeroed THPs (vm/lib/pool.py: check, fill, drain)
+pool_py=$repo/vm/lib/pool.py
+
 # wrf_case W CASE REP EXTRA WRF-ARGS...: run wrf for CASE, print one line.
-# CASE zero runs under thpcowctl exec zero; nozero with use_zero_page=0.
+# CASE zero runs under thpcowctl exec zero; pool as zero with thpcow's pool
+# sized to cover wrf's --size and full before wrf starts (its figures in
+# "pool"; without the pool a line that says why it was skipped); nozero
+# with use_zero_page=0.
 wrf_case() {
-	local w=$1 case=$2 rep=$3 extra=$4 t0 t1 out rc=0 tlb0 tlb1
+	local w=$1 case=$2 rep=$3 extra=$4 t0 t1 out rc=0 tlb0 tlb1 state='' skip
 	shift 4
 	local cmd=("$wrf" --json "$@")
 	case $case in
-	zero) cmd=("$ctl" exec zero -- "${cmd[@]}") ;;
+	zero | pool) cmd=("$ctl" exec zero -- "${cmd[@]}") ;;
 	first-touch) cmd+=(--no-read) ;;
 	nozero) echo 0 >"$thp/use_zero_page" ;;
 	esac
+	if [[ $case == pool ]]; then
+		if ! skip=$(python3 "$pool_py" check); then
+			json_wrap "\"w\":$w,\"kernel\":\"$release\",\"case\":\"$case\",\"rep\":$rep" <<<"$skip"
+			return
+		fi
+		state=$(python3 "$pool_py" fill "$(arg_of --size "$@")")
+	fi
 	tlb0=$(tlb_shootdowns)
 	t0=$(now_ns)
 	out=$("${cmd[@]}") || rc=$?
 	t1=$(now_ns)
 	tlb1=$(tlb_shootdowns)
 	[[ $case != nozero ]] || echo 1 >"$thp/use_zero_page"
+	[[ -z $state ]] || extra="${extra:+$extra,}\"pool\":$(python3 "$pool_py" drain "$state")"
 	((rc == 0)) || {
 		echo "bench: ${cmd[*]} failed ($rc)" >&2
 		return 1
 	}
 	json_wrap "\"w\":$w,\"kernel\":\"$release\",\"case\":\"$case\",\"rep\":$rep,\"proc_ns\":$((t1 - t0)),\"tlb_shootdowns\":$((tlb1 - tlb0))${extra:+,$extra}" <<<"$out"
+}
+
+# arg_of OPTION ARG...: the value that follows OPTION among ARGs
+arg_of() {
+	local opt=$1
+	shift
+	while (($# >= 2)); do
+		[[ $1 != "$opt" ]] || {
+			echo "$2"
+			return
+		}
+		shift
+	done
+	return 1
 }
 
 # tlb_shootdowns: TLB shootdown interrupts so far, all CPUs

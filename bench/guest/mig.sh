@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make bench, workload 5: live migration end to end (vm/mig.py says how),
 # each case in turn, repetitions interleaved, then the postcopy variant.
-# Cases: stock, zero (thpcow), prealloc (QEMU prealloc=on), nozero
-# (use_zero_page=0), fresh (no migration: the floor). Without the module
+# Cases: stock, zero (thpcow), pool (zero with thpcow's pool of pre-zeroed
+# THPs covering the guest's RAM; a line saying why it was skipped without
+# the pool), prealloc (QEMU prealloc=on), nozero (use_zero_page=0), fresh
+# (no migration: the floor). Without the module
 # (the upstream-fixed kernel): stock, prealloc and fresh. Then, with the
 # module, the postcopy variant that goes on after completion: khugepaged's
 # defaults against thpcowctl collapse --await-postcopy, and collapse on a
@@ -32,7 +34,7 @@ mig() {
 }
 
 cases=(stock prealloc fresh)
-have_module && cases=(stock zero prealloc nozero fresh)
+have_module && cases=(stock zero pool prealloc nozero fresh)
 if [[ -n ${THPCOW_BENCH_MIG_CASES:-} ]]; then
 	read -ra cases <<<"$THPCOW_BENCH_MIG_CASES"
 fi

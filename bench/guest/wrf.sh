@@ -2,9 +2,10 @@
 # make bench, workloads 1 and 2, in a guest (bench/run boots it):
 #   bench/guest/wrf.sh w1: write after read (the seed's mechanism): MiB read one
 #     byte per 2 MiB, then written one byte per 4 KiB, for each case:
-#     stock (mode kernel), zero (thpcow), first-touch (no read: the
-#     floor), nozero (use_zero_page=0). Only stock and first-touch without
-#     the module (the upstream-fixed kernel).
+#     stock (mode kernel), zero (thpcow), pool (zero with thpcow's pool of
+#     pre-zeroed THPs covering the region: lib.sh's wrf_case), first-touch
+#     (no read: the floor), nozero (use_zero_page=0). Only stock,
+#     first-touch and nozero without the module (the upstream-fixed kernel).
 #   bench/guest/wrf.sh w2: the same with 1, 2 and 4 writer threads, each on its
 #     own slice of W2_MIB: stock, zero, first-touch.
 # Repetitions are interleaved, each round in a rotated order. Prints JSON
@@ -26,7 +27,7 @@ case $what in
 w1)
 	reps=${THPCOW_BENCH_W1_REPS:-5}
 	cases=(stock first-touch nozero)
-	have_module && cases=(stock zero first-touch nozero)
+	have_module && cases=(stock zero pool first-touch nozero)
 	for ((r = 1; r <= reps; r++)); do
 		for c in $(rotate "$r" "${cases[@]}"); do
 			wrf_case 1 "$c" "$r" "" --size "$size"

@@ -96,7 +96,19 @@ GOALS = [
              '≥ 2', at_least(2)),
         Goal(f'5 ({accel}): write phase, zero × prealloc=on', one(('w5', 'precopy', g, 'zero', 'x_prealloc')),
              '≤ 1.25', at_most(1.25),
-             context=(('no migration at all: {}', ('w5', 'precopy', g, 'fresh', 'x_prealloc')),)))
+             context=(('no migration at all: {}', ('w5', 'precopy', g, 'fresh', 'x_prealloc')),)),
+        Goal(f'5 ({accel}): write phase, zero + pool × prealloc=on',
+             one(('w5', 'precopy', g, 'pool', 'x_prealloc')), '≤ 1.25', at_most(1.25),
+             context=(('zero: {}', ('w5', 'precopy', g, 'zero', 'x_prealloc')),)),
+        Goal(f'5 ({accel}): write phase, zero + pool × no migration (the floor)',
+             one(('w5', 'precopy', g, 'pool', 'x_fresh')), '< 1', bound(lambda v: v < 1),
+             context=(('zero: {}', ('w5', 'precopy', g, 'zero', 'x_fresh')),)),
+        Goal(f'5 ({accel}): destination RSS after migration, zero + pool × stock',
+             one(('w5', 'precopy', g, 'pool', 'rss_x_stock')), '≤ 1.05', at_most(1.05), nd=3,
+             context=(('{} MiB', ('w5', 'precopy', g, 'pool', 'rss_minus_stock_mib', 'median'), '+.1f'),)),
+        Goal(f"5 ({accel}): the pool's refill, CPU time per GiB",
+             one(('w5', 'precopy', g, 'pool', 'pool', 'cpu_s_per_gib')), 'a bench line', None, unit=' s',
+             context=(('wall time {} s per GiB', ('w5', 'precopy', g, 'pool', 'pool', 'refill_s_per_gib')),)))
 ] + [
     Goal(f"6: copy, fork then write {what}, child's time × stock",
          one(('w6', 'strides', stride, 'copy', 'x_stock')), 'a bench line (measured, no target)', None,

@@ -8,11 +8,12 @@ from .text import AFTER_LABEL, MIG_LABEL, caption, case_label, each_case, fmt, f
 
 def rows5(sets):
     rows = [[kshort(g, e['kernel']), case_label(g, c, MIG_LABEL), fmt_stat(e['write_s']),
-             fmt_stat(e['x_stock']), fmt_stat(e['x_fresh']), fmt(e['faults_per_2m'], 1),
+             fmt_stat(e['x_stock']), fmt_stat(e['x_prealloc']), fmt_stat(e['x_fresh']),
+             fmt(e['faults_per_2m'], 1),
              fmt(e['splits'], 0), kvm_cell(e.get('kvm_pages_2m'), e.get('kvm_pages_4k')),
              fmt(e['dst_rss_mib']['median'], 0), fmt(e.get('ram_rss_after_mib'), 0)]
             for g, c, e in each_case(dict(sets))]
-    return table(['kernel', 'case', 'write s', '× stock', '× no migration', 'faults per 2 MiB',
+    return table(['kernel', 'case', 'write s', '× stock', '× prealloc', '× no migration', 'faults per 2 MiB',
                   'splits', 'KVM 2 MiB / 4 KiB', 'VmRSS after migration MiB',
                   'RAM RSS after writes MiB'], rows)
 
@@ -64,8 +65,9 @@ def memtester(s7):
             for g, c, e in each_case(s7['guests'])]
     return [caption(
         "Workload 7, the seed's memtester: a Linux guest migrated under KVM, then "
-        "`memtester SIZE 1`: the time to take its memory (malloc and mlock), and its "
-        "first pass; the destination's faults and KVM's mappings once it has locked.", width=78)] + table(
+        f"`memtester {s7['inner']['size']} 1`, {s7['rounds']} round{'s' if s7['rounds'] > 1 else ''}: the time to take its memory "
+        "(malloc and mlock), and its first pass, median (min–max); the destination's faults and "
+        "KVM's mappings once it has locked.", width=78)] + table(
         ['kernel', 'case', 'take s', '× stock', '× no migration', 'faults per 2 MiB',
          'KVM 2 MiB / 4 KiB', 'first pass s'], rows)
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Workload 1, write after read: its table and w1-write-after-read.png."""
-from .text import caption, case_label, each_case, fmt, fmt_stat, kshort, table
+from .text import caption, case_label, each_case, fmt, fmt_stat, kshort, pool_table, skipped_lines, table
 
 TITLE = "## 1. Write after read (the seed's mechanism)\n"
 
@@ -17,6 +17,7 @@ def render(s):
             for g, c, e in each_case(s['guests'])]
     md += table(['kernel', 'case', 'write s', '× floor', 'process × floor', 'faults per 2 MiB',
                  'splits', 'AnonHugePages %', 'RSS after read MiB'], rows)
+    md += pool_table(s['guests']) + skipped_lines(s['skipped'])
     return md, [('w1-write-after-read.png', plot(s['guests']))]
 
 
@@ -24,7 +25,7 @@ def plot(guests):
     rows = []
     for g in ('6.1', 'latest'):
         for c, e in guests.get(g, {}).items():
-            name = {'stock': 'stock', 'zero': 'thpcow zero', 'first-touch': 'first touch',
+            name = {'stock': 'stock', 'zero': 'thpcow zero', 'pool': 'zero + pool', 'first-touch': 'first touch',
                     'nozero': 'use_zero_page=0'}[c]
             name += ' (7.x)' if g == 'latest' else ' (6.1)'
             x = e['x_first_touch']

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Workload 5, QEMU live migration: its tables (precopy, postcopy, after
 postcopy), w5-migration.png and w5-collapse.png."""
-from .text import AFTER_LABEL, MIG_LABEL, caption, case_label, each_case, fmt, fmt_stat, kshort, kvm_cell, table
+from .text import (AFTER_LABEL, MIG_LABEL, caption, case_label, each_case, fmt, fmt_stat, kshort, kvm_cell,
+                   pool_table, skipped_lines, table)
 
 TITLE = '## 5. QEMU live migration, end to end\n'
 
@@ -22,7 +23,8 @@ def precopy(s):
     return md + table(['kernel', 'inner', 'MiB', 'case', 'VmRSS after migration MiB', 'RAM RSS MiB',
                        'write s', '× stock', '× prealloc', '× no migration', 'faults per 2 MiB',
                        'splits', 'THP % after', 'KVM 2 MiB / 4 KiB', 'migration s',
-                       'destination start s'], rows)
+                       'destination start s'], rows) + pool_table(s['precopy']) + skipped_lines(
+        s['skipped'], MIG_LABEL)
 
 
 def postcopy(s):
@@ -100,7 +102,7 @@ def plot_migration(pre, ram):
     rows = []
     for g in ('6.1', 'latest'):
         for c, e in pre.get(g, {}).items():
-            name = {'stock': 'stock', 'zero': 'thpcow zero', 'prealloc': 'prealloc=on',
+            name = {'stock': 'stock', 'zero': 'thpcow zero', 'pool': 'zero + pool', 'prealloc': 'prealloc=on',
                     'nozero': 'use_zero_page=0', 'fresh': 'no migration'}[c]
             if g == 'latest':
                 name += ' (7.x)'

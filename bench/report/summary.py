@@ -16,13 +16,41 @@ MIB = 1024
 POSTCOPY_BANDWIDTH_KIB = 256
 # workload 5's guests and how their inner QEMUs run (vm/run --kvm or not)
 W5_GUESTS = {'kvm': 'KVM', 'kvm-latest': 'KVM', '6.1': 'TCG', 'latest': 'TCG'}
-CASES = ('stock', 'zero', 'prealloc', 'nozero', 'fresh')  # workloads 5 and 7
+CASES = ('stock', 'zero', 'pool', 'prealloc', 'nozero', 'fresh')  # workloads 5 and 7
+GIB_PER_THP = 2 / 1024
 
 
 def present(raw, guests, w):
-    """[(guest, rows)] of the guests that left results of workload w."""
-    sets = [(g, load_jsonl(f'{raw}/{g}-{w}.jsonl')) for g in guests]
+    """[(guest, rows)] of the guests that left results of workload w, the
+    rows of cases skipped (a line saying why, no measurement) left out."""
+    sets = [(g, [r for r in load_jsonl(f'{raw}/{g}-{w}.jsonl') if 'skipped' not in r]) for g in guests]
     return [(g, rs) for g, rs in sets if rs]
+
+
+def skipped(raw, guests, w):
+    """{guest: {case: why}} of the cases that guest skipped in workload w
+    (vm/lib/pool.py: the pool case without the pool)."""
+    out = {}
+    for g in guests:
+        for r in load_jsonl(f'{raw}/{g}-{w}.jsonl'):
+            if 'skipped' in r:
+                out.setdefault(g, {})[r['case']] = r['skipped']
+    return out
+
+
+def pool(rs):
+    """The pool's figures over a case's runs (vm/lib/pool.py's 'pool'), or
+    None: seconds to fill it, THPs it held, hits and misses during a run,
+    and the refill threads' CPU and wall time per GiB they put in it."""
+    ps = [r['pool'] for r in rs if r.get('pool')]
+    if not ps:
+        return None
+    return {'pool_mib': ps[0]['pool_mib'], 'target': med([p['target'] for p in ps]),
+            'fill_s': stat([p['fill_s'] for p in ps]),
+            'hits': med([p.get('hits') for p in ps]), 'misses': med([p.get('misses') for p in ps]),
+            'refilled_gib': med([p['refilled'] * GIB_PER_THP for p in ps if 'refilled' in p]),
+            'cpu_s_per_gib': stat([p.get('cpu_s_per_gib') for p in ps]),
+            'refill_s_per_gib': stat([p.get('refill_s_per_gib') for p in ps])}
 
 
 # ---------------------------------------------------------------- workload 1
@@ -32,11 +60,11 @@ def w1(raw):
         return None
     guests = {}
     for g, rows in sets:
-        for c in ('stock', 'zero', 'first-touch', 'nozero'):
+        for c in ('stock', 'zero', 'pool', 'first-touch', 'nozero'):
             rs = [r for r in rows if r['case'] == c]
             if not rs:
                 continue
-            e = {
+            e = {'pool': pool(rs),
                 'kernel': rows[0]['kernel'], 'n': len(rs),
                 'write_s': stat([r['time_ns'] / 1e9 for r in rs]),
                 'process_s': stat([r['proc_ns'] / 1e9 for r in rs]),
@@ -50,8 +78,11 @@ def w1(raw):
             }
             if c == 'zero':
                 e['stock_over_zero'] = rstat(rows, 'time_ns', 'stock', 'zero')
+            if c == 'pool':
+                e['x_zero'] = rstat(rows, 'time_ns', 'pool', 'zero')
             guests.setdefault(g, {})[c] = e
-    return {'size_mib': sets[0][1][0]['size_mib'], 'guests': guests}
+    return {'size_mib': sets[0][1][0]['size_mib'], 'guests': guests,
+            'skipped': skipped(raw, ('6.1', 'latest'), 'w1')}
 
 
 # ---------------------------------------------------------------- workload 2
@@ -176,7 +207,7 @@ def w5_case(g, c, pre, rs):
             'kvm_pages_2m': med([r.get('write_kvm_pages_2m') for r in rs]),
             'kvm_pages_4k': med([r.get('write_kvm_pages_4k') for r in rs]),
             'ram_rss_after_mib': med([r['after_ram_rss_kb'] / MIB for r in rs]),
-            'thpcow_stats': rs[-1].get('thpcow_stats', {})}
+            'thpcow_stats': rs[-1].get('thpcow_stats', {}), 'pool': pool(rs)}
 
 
 def w5_after_key(r):
@@ -231,13 +262,18 @@ def w5(raw):
             rs = [r for r in pre if r['case'] == c]
             if rs:
                 precopy.setdefault(g, {})[c] = w5_case(g, c, pre, rs)
-        z, st = (precopy.get(g, {}).get(c) for c in ('zero', 'stock'))
-        if z and st:
-            rss_ratio = ratios(pre, 'dst_rss_kb', 'zero', 'stock')
-            z['rss_x_stock'] = stat(rss_ratio)
-            z['rss_minus_stock_mib'] = stat([(x - 1) * st['dst_rss_mib']['median'] for x in rss_ratio])
-            z['stock_over_zero'] = rstat(pre, 'write_s', 'stock', 'zero')
+        st = precopy.get(g, {}).get('stock')
+        for c in ('zero', 'pool'):
+            z = precopy.get(g, {}).get(c)
+            if z and st:
+                rss_ratio = ratios(pre, 'dst_rss_kb', c, 'stock')
+                z['rss_x_stock'] = stat(rss_ratio)
+                z['rss_minus_stock_mib'] = stat([(x - 1) * st['dst_rss_mib']['median'] for x in rss_ratio])
+                z['stock_over_zero'] = rstat(pre, 'write_s', 'stock', c)
+        if 'pool' in precopy.get(g, {}):
+            precopy[g]['pool']['x_zero'] = rstat(pre, 'write_s', 'pool', 'zero')
     return {'rams_mib': sorted({r['ram_mib'] for _, rs in sets for r in rs}),
+            'skipped': skipped(raw, W5_GUESTS, 'w5'),
             'postcopy_bandwidth_kib': POSTCOPY_BANDWIDTH_KIB,
             'precopy': precopy,
             'postcopy': [dict(r, guest=g, inner=W5_GUESTS[g]) for g, rows in sets for r in rows
@@ -306,11 +342,14 @@ def w7(raw):
                 'ram_rss_mib': med([r['dst_ram_rss_kb'] / MIB for r in rs if 'dst_ram_rss_kb' in r]),
                 'boot_s': stat([r['boot_s'] for r in rs]),
                 'migration_s': stat([r.get('migration_s') for r in rs]),
-                'rc': sorted({r['memtester_rc'] for r in rs})}
+                'rc': sorted({r['memtester_rc'] for r in rs}), 'pool': pool(rs)}
+            if c == 'pool':
+                guests[g][c]['x_zero'] = rstat(rows, 'take_s', 'pool', 'zero')
     # the inner kernel is the same in every guest (bench/run)
     return {'inner': {'ram_mib': r0['ram_mib'], 'kernel': release(r0.get('inner_kernel', r0['kernel'])),
                       'accel': r0['accel'], 'size': r0['size'], 'mask': r0['mask']},
-            'guests': guests}
+            'rounds': max(r['rep'] for _, rows in sets for r in rows),
+            'guests': guests, 'skipped': skipped(raw, ('kvm', 'kvm-latest'), 'w7')}
 
 
 WORKLOADS = {'w1': w1, 'w2': w2, 'w3': w3, 'w4': w4, 'w5': w5, 'w6': w6, 'w7': w7}

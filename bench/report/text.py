@@ -45,7 +45,7 @@ def each_case(guests):
             yield g, c, e
 
 
-CASE_LABEL = {'stock': "stock (kernel's own path)", 'zero': '**thpcow zero**',
+CASE_LABEL = {'stock': "stock (kernel's own path)", 'zero': '**thpcow zero**', 'pool': '**zero + pool**',
               'first-touch': 'first touch (no read: the floor)', 'nozero': 'use_zero_page=0',
               'prealloc': 'prealloc=on', 'fresh': 'no migration (the floor)'}
 # workload 5's and 7's name of stock, where the migration is the point
@@ -79,3 +79,27 @@ W3_LABEL = {'fault4k': '4 KiB anonymous first-touch fault',
             'reuse': 'write fault on a private THP after fork (reused)',
             'cow': 'write fault on a THP shared with a child (split + CoW)',
             'fork': 'fork + exit + wait'}
+
+
+def pool_table(guests):
+    """thpcow's pool in a workload's zero + pool runs (summary.pool): a
+    caption and a table, or [] when no run had the pool."""
+    rows = [[kshort(g, e['kernel']), fmt(p['pool_mib']), fmt(p['target'], 0), fmt_stat(p['fill_s'], 1),
+             fmt(p['hits'], 0), fmt(p['misses'], 0), fmt(p['refilled_gib']),
+             fmt_stat(p['cpu_s_per_gib']), fmt_stat(p['refill_s_per_gib'])]
+            for g, _, e in each_case(guests) for p in [e.get('pool')] if p]
+    if not rows:
+        return []
+    return [caption(
+        "thpcow's pool in the zero + pool runs (per run, median (min–max)): pool_mib per node, "
+        'the THPs it held when full, the seconds to fill it before the run, hits and misses '
+        'during the run, the GiB the refill threads put in it (the fill and the refills '
+        "after hits), and their CPU time and wall time per GiB.", 'thpcows-pool')] + table(
+        ['kernel', 'pool_mib', 'THPs when full', 'fill s', 'hits', 'misses', 'refilled GiB',
+         'refill CPU s per GiB', 'refill wall s per GiB'], rows)
+
+
+def skipped_lines(skipped, labels=CASE_LABEL):
+    """A line for each case a guest skipped, saying why (no measurement)."""
+    return [f"Not measured: {labels[c].strip('*')} in guest `{g}`: {why}\n"
+            for g, cs in skipped.items() for c, why in cs.items()]

@@ -25,7 +25,9 @@
  * allocation may use stays above its high watermark with room for more:
  * the allocation then succeeds in the allocator's fast path, which leaves
  * every zone above its low watermark, and kswapd is never woken on the
- * pool's account. It never reclaims or compacts (GFP_TRANSHUGE_LIGHT), and
+ * pool's account; and not before a second has passed without a THP taken
+ * from the node (THPCOW_POOL_QUIET). It never reclaims or compacts
+ * (GFP_TRANSHUGE_LIGHT), and
  * is unmovable: a pooled THP cannot be migrated, so it is kept out of
  * ZONE_MOVABLE and CMA, and a node with only movable memory has no pool.
  *
@@ -51,8 +53,14 @@
 
 /* After a shrink or a failed allocation, the node's refill waits this long. */
 #define THPCOW_POOL_BACKOFF	(10 * HZ)
-/* How often an idle refill thread looks at its node's free memory again. */
+/*
+ * How often an idle refill thread looks at its node again; and how long
+ * after the last THP taken it waits before refilling: a burst of faults (a
+ * migrated guest writing its RAM) keeps the CPU and the memory bandwidth
+ * the zeroing would take, and the pool refills when the burst is over.
+ */
 #define THPCOW_POOL_RECHECK	HZ
+#define THPCOW_POOL_QUIET	HZ
 
 /*
  * Zeroed by the allocator; no reclaim, compaction or kswapd; unmovable.
@@ -72,6 +80,7 @@ struct thpcow_pool_node {
 	struct list_head thps;		/* head pages, by lru */
 	unsigned int nr;		/* on the list */
 	unsigned long backoff_until;	/* jiffies: no refill before */
+	unsigned long last_take;	/* jiffies: a THP last taken */
 	wait_queue_head_t wait;
 	struct task_struct *refill;	/* while the pool is on */
 	bool fresh;			/* started by this thpcow_pool_start() */
@@ -126,6 +135,7 @@ static bool thpcow_pool_wants(struct thpcow_pool_node *pn, int nid)
 {
 	return READ_ONCE(pn->nr) < READ_ONCE(thpcow_pool_target) &&
 	       time_after_eq(jiffies, READ_ONCE(pn->backoff_until)) &&
+	       time_after(jiffies, READ_ONCE(pn->last_take) + THPCOW_POOL_QUIET) &&
 	       thpcow_pool_node_has_room(nid);
 }
 
@@ -341,7 +351,8 @@ struct folio *thpcow_pool_take(struct vm_area_struct *vma)
 			break;
 		thpcow_pool_quarantine(head);
 	}
-	wake_up(&pn->wait);
+	/* The refill thread looks again within THPCOW_POOL_RECHECK. */
+	WRITE_ONCE(pn->last_take, jiffies);
 	if (!head)
 		goto miss;
 	thpcow_pool_check_zero(head);
@@ -434,7 +445,9 @@ static int thpcow_pool_resize(unsigned int mib)
 
 		if (nr > target)
 			thpcow_pool_release(pn, nr - target);
+		/* (in jiffies' terms, as time_after() compares: not 0) */
 		WRITE_ONCE(pn->backoff_until, jiffies);
+		WRITE_ONCE(pn->last_take, jiffies - THPCOW_POOL_QUIET - 1);
 		wake_up(&pn->wait);
 	}
 	thpcow_pool_mib = mib;

@@ -284,7 +284,7 @@ static unsigned long thpcow_pool_scan(struct shrinker *s,
 	unsigned long n;
 
 	WRITE_ONCE(pn->backoff_until, jiffies + THPCOW_POOL_BACKOFF);
-	/* The batch is a THP (thpcow_pool_init()): nr_to_scan a multiple. */
+	/* A THP for each HPAGE_PMD_NR pages asked for, or part of them. */
 	n = thpcow_pool_release(pn, DIV_ROUND_UP(sc->nr_to_scan, HPAGE_PMD_NR));
 	sc->nr_scanned = n * HPAGE_PMD_NR;
 	return n ? n * HPAGE_PMD_NR : SHRINK_STOP;
@@ -562,10 +562,15 @@ int thpcow_pool_init(void)
 		INIT_LIST_HEAD(&thpcow_pool[nid].thps);
 		init_waitqueue_head(&thpcow_pool[nid].wait);
 	}
-	/* no seeks: freed before caches that cost IO; a batch is a THP */
+	/*
+	 * No seeks: freed before caches that cost IO, half of the pool at a
+	 * call of reclaim (delta = freeable / 2). The default batch, smaller
+	 * than a THP: a call of thpcow_pool_scan() frees one, which
+	 * nr_scanned tells. (A batch of a THP would never free the last one:
+	 * half of a THP's pages is less than a batch, and than freeable.)
+	 */
 	thpcow_pool_shrinker = thpcow_shrinker_register("thpcow-pool",
-							SHRINKER_NUMA_AWARE, 0,
-							HPAGE_PMD_NR,
+							SHRINKER_NUMA_AWARE, 0, 0,
 							thpcow_pool_count,
 							thpcow_pool_scan);
 	if (!thpcow_pool_shrinker) {

@@ -14,8 +14,9 @@ typedef unsigned long (*thpcow_shrink_fn)(struct shrinker *s,
 
 /*
  * A registered shrinker of @count and @scan, @flags (SHRINKER_*), @seeks
- * and @batch (objects a call of @scan is asked for), called @name in
- * debugfs' shrinker directory where the series has one; NULL on failure.
+ * and @batch (objects a call of @scan is asked for; 0: SHRINK_BATCH),
+ * called @name in debugfs' shrinker directory where the series has one;
+ * NULL on failure.
  */
 struct shrinker *
 thpcow_shrinker_register(const char *name, unsigned int flags, int seeks,

@@ -288,6 +288,7 @@ hook_failure() {
 	thpcowctl unload
 	ctl=$(command -v thpcowctl)
 	mv "$ctl" "$ctl.away"
+	hash -r # (bash would still run the path it remembered)
 	# shellcheck disable=SC2064 # $ctl now
 	trap "mv '$ctl.away' '$ctl'; systemctl start thpcow.service" EXIT
 	precopy_in

@@ -40,7 +40,7 @@
 # the guests' kernel), and makes two root disks of it, one per host.
 #
 # Measured on the 2-core machine with other guests running (load 11-13):
-# 18 minutes, of which the root disks 2 (DKMS's build) and the boots 3;
+# 18 to 27 minutes, of which the root disks 2 to 4 (DKMS's build) and the boots 3;
 # each migration about a minute (ssh and libvirt's phases under TCG). The
 # cached root is made once, in 2 to 10 minutes. So make check-all only:
 # two single-threaded TCG guests for the whole run.

@@ -24,8 +24,9 @@ guest_scripts=(tests/lib/guest.sh tests/lib/run.sh tests/lib/errno.sh
 	tests/guest/{cli,core,faults,hostile,modes,limits,loadfail,pool,selftests,usage}.sh tests/vm/{demo,loadfail,pool-break}.t)
 collapse_scripts=(tests/guest/collapse.sh tests/vm/collapse.t)
 kvm_scripts=(tests/guest/kvm.sh tests/vm/kvm-break.t)
+libvirt_scripts=(tests/vm/libvirt.t tests/guest/libvirt.sh)
 areas=(vm_harness test_harness build_scripts bench_scripts install_scripts stress_scripts guest_scripts collapse_scripts
-	kvm_scripts)
+	kvm_scripts libvirt_scripts)
 
 lint() {
 	local -n files=$1
@@ -60,6 +61,7 @@ cases=(
 	guest_scripts    # the module's guest tests and their helpers
 	collapse_scripts # thpcowctl collapse's guest tests
 	kvm_scripts      # the KVM guests' tests
+	libvirt_scripts  # two libvirt hosts, virsh migrate
 	every_script_listed # no shell script outside module/ and tools/ is left out
 )
 tap_run "${cases[@]}"

@@ -32,20 +32,23 @@ static void uuid_format(const char *id, char *uuid, size_t len)
 }
 
 /*
- * A value as machined writes it: as is (systemd < 250), or in double
- * quotes with \\, \", \$ and \` escaped (shell_maybe_quote(), which a
- * scope's "\x2d" needs).
+ * A value as machined writes it: unquoted and C-escaped (cescape(): Debian
+ * 12's systemd 252 writes a scope's "\x2d" as "\\x2d"), or in double
+ * quotes with \\, \", \$ and \` escaped (shell_maybe_quote(), in later
+ * systemd). A value with nothing to escape is as is in both.
  */
 static void value_copy(char *dst, size_t len, const char *v)
 {
 	size_t o = 0, n = strlen(v);
+	bool quoted = n >= 2 && v[0] == '"' && v[n - 1] == '"';
+	const char *escaped = quoted ? "\\\"$`" : "\\";
 
-	if (n < 2 || v[0] != '"' || v[n - 1] != '"') {
-		snprintf(dst, len, "%s", v);
-		return;
+	if (quoted) {
+		v++;
+		n -= 2;
 	}
-	for (v++, n -= 2; n && o + 1 < len; v++, n--) {
-		if (*v == '\\' && n > 1 && strchr("\\\"$`", v[1])) {
+	for (; n && o + 1 < len; v++, n--) {
+		if (*v == '\\' && n > 1 && strchr(escaped, v[1])) {
 			v++;
 			n--;
 		}

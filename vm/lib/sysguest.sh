@@ -25,8 +25,13 @@
 #   sysguest_problems RC TIMEOUT
 #       print why and return 1 if the boot timed out or the guest kernel
 #       warned, oopsed or locked up (the guest panics on a WARN).
+# Two guests at once (tests/vm/libvirt.t), each in a subshell of its own:
+# sysguest_name=NAME gives each its own files ($vm_scratch/console-NAME.log,
+# qemu-NAME.log, its initramfs), and the array sysguest_qemu more of QEMU's
+# arguments (a network device, an SMBIOS UUID).
 
 : "${vm_scratch:?source vm/lib/vm.sh first}" "${repo:?}"
+sysguest_name='' sysguest_qemu=()
 # shellcheck source=SCRIPTDIR/splat.sh
 source "$(dirname "${BASH_SOURCE[0]}")/splat.sh"
 
@@ -41,24 +46,25 @@ sysguest_disk() {
 
 # sysguest_initrd_disk KDIR: the disk modules from KDIR's linux-image
 # package (from 7.x its linux-modules package) into
-# $vm_scratch/initrd/lib/modules/disk, uncompressed, and their load order
+# $vm_scratch/initrd[-NAME]/lib/modules/disk, uncompressed, and their load order
 # into its file order. A kernel that has one built in (Ubuntu's 6.8: all of
 # them), or needs none (libcrc32c for ext4 from 6.x on), has no file of it:
-# it is left out; a root it cannot mount fails the boot.
+# it is left out; a root it cannot mount fails the boot. ($sg: sysguest_boot's
+# suffix of the guest's files.)
 sysguest_initrd_disk() {
-	local m f deb dir=$vm_scratch/initrd/lib/modules/disk patterns=()
+	local m f deb dir=$vm_scratch/initrd$sg/lib/modules/disk patterns=() kmods=$vm_scratch/kmods$sg
 	# (anew: a test may boot several kernels)
-	rm -rf "$dir" "$vm_scratch/kmods"
-	mkdir -p "$dir" "$vm_scratch/kmods"
+	rm -rf "$dir" "$kmods"
+	mkdir -p "$dir" "$kmods"
 	: >"$dir/order"
 	for m in $sysguest_disk_modules; do patterns+=("*/$m.ko*"); done
 	for deb in "$1"/debs/linux-image-*.deb "$1"/debs/linux-modules-*.deb; do
 		[[ -e $deb ]] || continue
 		# (tar fails for the patterns a package does not have)
-		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$vm_scratch/kmods" --wildcards "${patterns[@]}" 2>/dev/null
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$kmods" --wildcards "${patterns[@]}" 2>/dev/null
 	done
 	for m in $sysguest_disk_modules; do
-		f=$(find "$vm_scratch/kmods" -name "$m.ko*" | head -n1)
+		f=$(find "$kmods" -name "$m.ko*" | head -n1)
 		[[ -n $f ]] || continue
 		case $f in
 		*.xz) xz -dc "$f" >"$dir/$m.ko" ;;
@@ -72,12 +78,14 @@ sysguest_initrd_disk() {
 sysguest_boot() {
 	local kdir=$1 root=$2 timeout=$3 threads=${4:-multi} append=${5:-} kernel rc t0 members=init
 	local rootdev=(-virtfs "local,path=${root//,/,,},mount_tag=thpcow-root,security_model=none,multidevs=remap")
-	mkdir -p "$vm_scratch/initrd"
+	local sg=${sysguest_name:+-$sysguest_name}
+	local initrd=$vm_scratch/initrd$sg
+	mkdir -p "$initrd"
 	# Stage 1: the initramfs of vm/fetch-kernel (busybox, the virtio
 	# and 9p modules), with this /init instead (a later cpio member
 	# replaces an earlier one): the root over 9p, read-write, or the
 	# disk's, then systemd.
-	cat >"$vm_scratch/initrd/init" <<'INIT'
+	cat >"$initrd/init" <<'INIT'
 #!/bin/sh
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -99,16 +107,16 @@ fi || {
 umount /proc
 exec switch_root /newroot /sbin/init
 INIT
-	chmod +x "$vm_scratch/initrd/init"
+	chmod +x "$initrd/init"
 	if [[ $root == *.img ]]; then
 		sysguest_initrd_disk "$kdir" || { echo "sysguest: no disk modules in $kdir/debs" >&2; return 1; }
 		members="init lib lib/modules lib/modules/disk lib/modules/disk/order"
-		members+=" $(cd "$vm_scratch/initrd" && sed 's|.*|lib/modules/disk/&.ko|' lib/modules/disk/order)"
+		members+=" $(cd "$initrd" && sed 's|.*|lib/modules/disk/&.ko|' lib/modules/disk/order)"
 		rootdev=(-drive "file=${root//,/,,},if=virtio,format=raw,cache=unsafe")
 	fi
 	# shellcheck disable=SC2086 # members: one path a word
-	(cd "$vm_scratch/initrd" && printf '%s\n' $members | cpio -o -H newc --quiet) >"$vm_scratch/init.cpio"
-	cat "$kdir/initrd.cpio" "$vm_scratch/init.cpio" >"$vm_scratch/initrd.cpio"
+	(cd "$initrd" && printf '%s\n' $members | cpio -o -H newc --quiet) >"$vm_scratch/init$sg.cpio"
+	cat "$kdir/initrd.cpio" "$vm_scratch/init$sg.cpio" >"$vm_scratch/initrd$sg.cpio"
 	kernel=$kdir/vmlinux
 	[[ -e $kernel ]] || kernel=$kdir/vmlinuz
 	t0=$SECONDS
@@ -116,12 +124,12 @@ INIT
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 		-nodefaults -no-user-config -display none -no-reboot -M pc \
 		-accel "tcg,thread=$threads" -cpu max,-erms,-fsrm -smp 2 -m 2048 \
-		-kernel "$kernel" -initrd "$vm_scratch/initrd.cpio" \
+		-kernel "$kernel" -initrd "$vm_scratch/initrd$sg.cpio" \
 		-append "console=ttyS0 panic_on_warn=1 panic=-1 softlockup_panic=1 hung_task_panic=1 $append" \
-		-serial "file:$vm_scratch/console.log" "${rootdev[@]}" \
-		</dev/null >"$vm_scratch/qemu.log" 2>&1
+		-serial "file:$vm_scratch/console$sg.log" "${rootdev[@]}" ${sysguest_qemu[@]+"${sysguest_qemu[@]}"} \
+		</dev/null >"$vm_scratch/qemu$sg.log" 2>&1
 	rc=$?
-	echo "# the guest ran for $((SECONDS - t0)) s (QEMU exit $rc)" >&2
+	echo "# the guest${sysguest_name:+ $sysguest_name} ran for $((SECONDS - t0)) s (QEMU exit $rc)" >&2
 	return "$rc"
 }
 
@@ -150,7 +158,7 @@ UNIT
 }
 
 sysguest_problems() {
-	local rc=$1 timeout=$2 console=$vm_scratch/console.log
+	local rc=$1 timeout=$2 console=$vm_scratch/console${sysguest_name:+-$sysguest_name}.log
 	if ((rc == 124 || rc == 137)); then
 		tail -n 30 "$console"
 		echo "the guest timed out after $timeout s"

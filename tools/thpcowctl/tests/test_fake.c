@@ -230,8 +230,9 @@ static const struct test tests[] = {
 	     "--pid, --cgroup and --machine are mutually exclusive\n",
 	     "", "usage", "--machine", "vm", "--pid", "42"),
 	/* a VM named by its scope only (its number changes at each start),
-	 * by libvirt's machine name qemu-1-vm (so does its 1), or machined's
-	 * quoted SCOPE= (systemd >= 250) not unquoted */
+	 * by libvirt's machine name qemu-1-vm (so does its 1); machined's
+	 * SCOPE= unquoted, quoted and shell-escaped (later systemd), then
+	 * C-escaped as Debian 12's systemd 252 writes it */
 	SH("fake: usage names a VM by systemd-machined's name and UUID", "/bin/bash",
 	   "m=$(mktemp -d); printf '%s\\n' '# This is private data. Do not parse.' "
 	   "NAME=qemu-1-vm 'SCOPE=\"machine-qemu\\\\x2d1\\\\x2dvm.scope\"' SERVICE=libvirt-qemu "
@@ -242,13 +243,16 @@ static const struct test tests[] = {
 	   "\"$1/thpcowctl\" usage --format prometheus | grep -F 'thpcow_usage_substituted_total{'; "
 	   "\"$1/thpcowctl\" usage -o MACHINE,MACHINE_UUID,SUBSTITUTED --machine vm; "
 	   "\"$1/thpcowctl\" usage --machine vm2 2>&1 | sed \"s|$m|M|\"; "
-	   "echo \"rc=${PIPESTATUS[0]}\"; rm -rf \"$m\"",
+	   "echo \"rc=${PIPESTATUS[0]}\"; "
+	   "sed -i 's/^SCOPE=\"\\(.*\\)\"$/SCOPE=\\1/' \"$m/qemu-1-vm\"; "
+	   "\"$1/thpcowctl\" usage -o MACHINE,SUBSTITUTED -n -r --machine vm; rm -rf \"$m\"",
 	   "thpcow_usage_substituted_total{scope=\"cgroup\",cgroup=\"/machine.slice/machine-qemu\\\\x2d1\\\\x2dvm.scope\","
 	   "machine=\"vm\",machine_uuid=\"01234567-89ab-cdef-0123-456789abcdef\"} 128\n"
 	   "thpcow_usage_substituted_total{scope=\"other\"} 0\n"
 	   "MACHINE MACHINE_UUID                         SUBSTITUTED\n"
 	   "vm      01234567-89ab-cdef-0123-456789abcdef         128\n"
-	   "thpcowctl: machine vm2: not known to systemd-machined (M)\nrc=1\n"),
+	   "thpcowctl: machine vm2: not known to systemd-machined (M)\nrc=1\n"
+	   "vm 128\n"),
 	FAKE("fake: usage --format bogus", NULL, 2, NULL,
 	     "thpcowctl: usage: unknown format 'bogus'", "",
 	     "usage", "--format", "bogus"),

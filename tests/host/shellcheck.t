@@ -14,7 +14,7 @@ vm_harness=(vm/run vm/fetch-kernel vm/kbuild vm/debbuild vm/rootfs vm/init vm/gu
 test_harness=(tests/check tests/lib/tap.sh tests/vm/{compat,ibt,direct-calls,selftests}.t tests/host/*.t)
 build_scripts=(scripts/deps .ci/run)
 bench_scripts=(bench/run bench/demo bench/guest/*.sh bench/inner-initrd bench/inner-init)
-install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/debroot.sh
+install_scripts=(tests/vm/systemd.t tests/guest/systemd.sh tests/vm/packages.t tests/guest/packages.sh tests/lib/debroot.sh tests/lib/localrepo.sh
 	tests/vm/ansible.t tests/guest/ansible.sh
 	tests/lib/inguest.sh dist/libvirt-hook-qemu dist/libvirt-hook-qemu.d-thpcow dist/dkms-kernel-hook rpm/50-thpcow.install
 	tests/lib/deb-kernel-updates.sh tests/lib/dkms-prebuilt.sh

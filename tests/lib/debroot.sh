@@ -33,6 +33,8 @@ source "$debroot_lib/../../vm/lib/sysguest.sh"
 source "$debroot_lib/inguest.sh" # inguest_files
 # shellcheck source=SCRIPTDIR/tap.sh
 source "$debroot_lib/tap.sh"
+# shellcheck source=SCRIPTDIR/localrepo.sh
+source "$debroot_lib/localrepo.sh" # local_repo
 cd "$repo" || exit 1
 debroot_name=packages debroot_recipe=1 debroot_extra=() debroot_guest='' debroot_files=() debroot_next=''
 debroot_timeout=1200
@@ -165,7 +167,7 @@ needed() {
 # (kept there as the root's only apt source): made on the host, under chroot,
 # if missing or made from another list, kernel or root. Prints its path.
 prepare_root() {
-	local s=$1 base=$2 root=$vm_cache/rootfs/$1-$debroot_name key tmp f name ver
+	local s=$1 base=$2 root=$vm_cache/rootfs/$1-$debroot_name key tmp
 	key=$({ echo "recipe $debroot_recipe $release"; cat "$base/.thpcow-rootfs" "$vm_scratch/needed-$s" "$vm_scratch/later-$s"; } |
 		sha256sum | cut -d' ' -f1)
 	exec 7>"$root.lock"
@@ -175,21 +177,7 @@ prepare_root() {
 		tmp=$root.new
 		rm -rf "$tmp"
 		cp -a "$base" "$tmp" || return 1
-		mkdir -p "$tmp/var/local/thpcow-repo"
-		while read -r name ver; do
-			f=$vm_cache/apt/$s/${name}_${ver/:/%3a}_
-			f=$(compgen -G "$f*.deb" | head -n1)
-			[[ -n $f ]] || { echo "$name $ver: not downloaded" >&2; return 1; }
-			cp "$f" "$tmp/var/local/thpcow-repo/"
-		done < <(cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s")
-		# (-m: every version, linux-base's two among them)
-		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages -m . /dev/null >Packages 2>/dev/null) || return 1
-		rm -f "$tmp"/etc/apt/sources.list.d/*
-		echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$tmp/etc/apt/sources.list"
-		# Quicker, here and in the guest, and not what is tested: dpkg
-		# without fsync, no recommended packages.
-		echo force-unsafe-io >"$tmp/etc/dpkg/dpkg.cfg.d/thpcow-test"
-		echo 'APT::Install-Recommends "false";' >"$tmp/etc/apt/apt.conf.d/99thpcow-test"
+		cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s" | local_repo "$tmp" "$s" || return 1
 		# no services started, no initramfs made (trixie's headers pull in
 		# the kernel's package; the guest boots its own initramfs), none of
 		# this host's environment

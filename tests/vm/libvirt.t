@@ -55,6 +55,8 @@ source "$here/../../vm/lib/sysguest.sh"
 source "$here/../lib/inguest.sh" # inguest_files
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$here/../lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../lib/localrepo.sh
+source "$here/../lib/localrepo.sh" # local_repo
 cd "$repo" || exit 1
 
 series=6.1 suite=bookworm timeout=2700
@@ -124,7 +126,7 @@ in_root() {
 # root's only apt source), KVM's and virtio-net's modules, made on the host
 # if missing or made from another list, kernel or root.
 libvirt_root() {
-	local base root=$vm_cache/rootfs/$suite-libvirt key tmp name ver f patterns=() m
+	local base root=$vm_cache/rootfs/$suite-libvirt key tmp patterns=() m
 	base=$(vm/rootfs "$suite") || { echo "no $suite root filesystem (vm/rootfs)" >&2; return 1; }
 	resolve "$base" >&2 || return 1
 	key=$({ echo "recipe $recipe $release ${kernel_modules[*]}"; cat "$base/.thpcow-rootfs" "$vm_scratch/needed"; } |
@@ -136,17 +138,7 @@ libvirt_root() {
 		tmp=$root.new
 		rm -rf "$tmp"
 		cp -a "$base" "$tmp" || return 1
-		mkdir -p "$tmp/var/local/thpcow-repo"
-		while read -r name ver; do
-			f=$(compgen -G "$vm_cache/apt/$suite/${name}_${ver/:/%3a}_*.deb" | head -n1)
-			[[ -n $f ]] || { echo "$name $ver: not downloaded" >&2; return 1; }
-			cp "$f" "$tmp/var/local/thpcow-repo/"
-		done <"$vm_scratch/needed"
-		(cd "$tmp/var/local/thpcow-repo" && dpkg-scanpackages . /dev/null >Packages 2>/dev/null) || return 1
-		rm -f "$tmp"/etc/apt/sources.list.d/*
-		echo "deb [trusted=yes] file:/var/local/thpcow-repo ./" >"$tmp/etc/apt/sources.list"
-		echo force-unsafe-io >"$tmp/etc/dpkg/dpkg.cfg.d/thpcow-test"
-		echo 'APT::Install-Recommends "false";' >"$tmp/etc/apt/apt.conf.d/99thpcow-test"
+		local_repo "$tmp" "$suite" <"$vm_scratch/needed" || return 1
 		in_root "$tmp" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed" | tr '\n' ' ')" >&2 ||
 			return 1
 		rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/*.bin "$tmp"/var/cache/apt/archives/*.deb

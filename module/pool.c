@@ -27,15 +27,15 @@
  * every zone above its low watermark, and kswapd is never woken on the
  * pool's account; and not before a second has passed without a THP taken
  * from the node (THPCOW_POOL_QUIET). It never reclaims or compacts
- * (GFP_TRANSHUGE_LIGHT), and
- * is unmovable: a pooled THP cannot be migrated, so it is kept out of
- * ZONE_MOVABLE and CMA, and a node with only movable memory has no pool.
+ * (GFP_TRANSHUGE_LIGHT), and is unmovable: a pooled THP cannot be
+ * migrated, so it is kept out of ZONE_MOVABLE and CMA, and a node with only
+ * movable memory has no pool.
  *
  * Giving back: a shrinker without seeks (freed before caches that cost IO
  * to rebuild: half of what is pooled at each call of reclaim, whatever
  * its priority) frees pooled THPs under memory pressure and on
- * drop_caches; the node's refill then pauses for THPCOW_POOL_BACKOFF. A smaller
- * pool_mib, 0 and the unload free them at once. While pooled they count
+ * drop_caches; the node's refill then pauses for THPCOW_POOL_BACKOFF. A
+ * smaller pool_mib, 0 and the unload free them at once. While pooled they count
  * as NR_KERNEL_MISC_RECLAIMABLE: /proc/meminfo's KReclaimable, which
  * MemAvailable (and free's "available") includes.
  */
@@ -65,7 +65,7 @@
 /*
  * Zeroed by the allocator; no reclaim, compaction or kswapd; unmovable.
  * THPCOW_BREAK=PREZERO (module/Kbuild) leaves the zeroing out, broken on
- * purpose: tests/guest/pool.sh must catch it.
+ * purpose: tests/vm/pool-break.t must catch it.
  */
 #ifndef THPCOW_BREAK_PREZERO
 #define THPCOW_POOL_ZERO	__GFP_ZERO

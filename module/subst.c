@@ -94,11 +94,12 @@ static struct folio *thpcow_vma_alloc_anon_folio_pmd(struct vm_fault *vmf,
 static struct folio *thpcow_pool_alloc_anon_folio_pmd(struct vm_fault *vmf,
 						      enum thpcow_stat *why)
 {
-	gfp_t gfp = thpcow_vma_thp_gfp_mask(vmf->vma);
 	struct folio *folio = thpcow_pool_take(vmf->vma);
+	gfp_t gfp;
 
 	if (!folio)
 		return NULL;
+	gfp = thpcow_vma_thp_gfp_mask(vmf->vma);
 	if (thpcow_charge_anon_folio_pmd(folio, vmf, gfp, why)) {
 		thpcow_pool_put_back(folio);
 		return NULL;

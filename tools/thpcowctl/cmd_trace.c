@@ -62,6 +62,8 @@ struct tracer {
 	long cpus;			/* possible CPUs, the per_cpu/ dirs */
 	unsigned long long *cpu_lost;	/* dropped on each, as reported */
 	int write_err;			/* errno of a failed write to stdout */
+	struct trace_queue queue;	/* read, not yet printed (trace.h) */
+	unsigned long long until;	/* the pass prints events up to this */
 #endif
 };
 
@@ -294,6 +296,15 @@ static unsigned long long cpu_lost(const struct tracer *t, long cpu)
 	return sum;
 }
 
+/* Now on the instance's clock ("boot"), in ns. */
+static unsigned long long boot_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	return now.tv_sec * 1000000000ULL + now.tv_nsec;
+}
+
 /*
  * Report what the kernel dropped since the last look, CPU by CPU, at the
  * time seen. From the stats, which count every event dropped, also those
@@ -302,19 +313,15 @@ static unsigned long long cpu_lost(const struct tracer *t, long cpu)
  */
 static void report_lost(struct tracer *t)
 {
-	unsigned long long v;
-	struct timespec now;
+	unsigned long long v, now = boot_ns();
 	long cpu;
 
-	clock_gettime(CLOCK_BOOTTIME, &now);
 	for (cpu = 0; cpu < t->cpus; cpu++) {
 		v = cpu_lost(t, cpu);
 		if (v <= t->cpu_lost[cpu])
 			continue;
 		print_trace_lost(t->json ? stdout : stderr, (int)cpu,
-				 v - t->cpu_lost[cpu],
-				 now.tv_sec * 1000000000ULL + now.tv_nsec,
-				 &t->clock, t->json);
+				 v - t->cpu_lost[cpu], now, &t->clock, t->json);
 		t->cpu_lost[cpu] = v;
 	}
 }
@@ -393,6 +400,36 @@ static bool lost_due(struct tracer *t)
 	return true;
 }
 
+static void print_event(struct tracer *t, const struct trace_event *ev)
+{
+	print_trace_event(stdout, ev, &t->clock, t->json);
+	t->printed++;
+	if (ferror(stdout) && !stop_signal)
+		t->write_err = errno ? errno : EIO;
+}
+
+/* The queued events up to until, oldest first, while not done. */
+static void print_queued(struct tracer *t, unsigned long long until)
+{
+	const struct trace_event *ev;
+
+	while (!done(t) && (ev = trace_queue_take(&t->queue, until)))
+		print_event(t, ev);
+}
+
+/*
+ * Into the queue (trace.h says why). Its order is kept up to a bound: in
+ * a pass that a flood of events never lets end, a full queue is printed
+ * as it is; without the memory to queue it, an event is printed at once.
+ */
+static void queue_event(struct tracer *t, const struct trace_event *ev)
+{
+	if (t->queue.n - t->queue.head >= TRACE_QUEUE_MAX)
+		print_queued(t, ULLONG_MAX);
+	if (trace_queue_add(&t->queue, ev))
+		print_event(t, ev);
+}
+
 /* One record from tracefs_iterate_raw_events(); non-zero stops it. */
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 		     void *ctx)
@@ -411,17 +448,16 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu,
 	}
 	if (t->pid && ev.pid != t->pid)
 		return 0;
-	print_trace_event(stdout, &ev, &t->clock, t->json);
-	t->printed++;
-	if (ferror(stdout) && !stop_signal)
-		t->write_err = errno ? errno : EIO;
+	queue_event(t, &ev);
+	print_queued(t, trace_pass_due(t->until, ev.ts));
 	if (!done(t) && lost_due(t))
 		report_lost(t);
 	return done(t);
 }
 
 /*
- * Read and print what is there, oldest first across the CPUs. The stop
+ * Read what is there and print it, oldest first across the CPUs: what
+ * happened before the pass began, less the margin; the rest waits. The stop
  * signals are let in meanwhile: a write that a stalled reader of our output
  * blocks ends with EINTR then. Nothing more is written once one came.
  */
@@ -431,8 +467,12 @@ static int read_and_print(struct tracer *t, const sigset_t *waitmask)
 	int ret;
 
 	sigprocmask(SIG_SETMASK, waitmask, &blocked);
+	t->until = boot_ns();
+	t->until = t->until > TRACE_ORDER_MARGIN_NS ?
+		   t->until - TRACE_ORDER_MARGIN_NS : 0;
 	errno = 0;
 	ret = tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, on_record, t);
+	print_queued(t, t->until);
 	if (ret && !stop_signal)
 		error_msg("trace: %s/per_cpu: cannot read the buffers: %s",
 			  t->instance, strerror(errno ? errno : EIO));
@@ -451,12 +491,14 @@ static int read_and_print(struct tracer *t, const sigset_t *waitmask)
 /*
  * Until count events, the deadline (if duration), a stop signal, or the
  * reader of our stdout pipe leaving (POLLERR, even with no event to write).
- * The wait is never longer than a second: a missed wakeup costs that much.
+ * The wait is never longer than a second: a missed wakeup costs that much;
+ * with events queued, twice the margin, for them to come out. At the
+ * deadline the queue is printed whole: it all happened before.
  */
 static int trace_loop(struct tracer *t, unsigned long long duration,
 		      const sigset_t *waitmask)
 {
-	struct timespec now, deadline, left;
+	struct timespec now, deadline, left, rest;
 	struct pollfd pfd[] = {
 		{ .fd = t->pipe_fd, .events = POLLIN },
 		{ .fd = STDOUT_FILENO, .events = 0 },
@@ -468,13 +510,15 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 	t->deadline = deadline;
 	while (!done(t)) {
 		left = (struct timespec){ 1, 0 };
+		if (!trace_queue_empty(&t->queue))
+			left = (struct timespec){ 0, 2 * TRACE_ORDER_MARGIN_NS };
 		if (duration) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			left = timespec_sub(deadline, now);
-			if (left.tv_sec < 0)
+			rest = timespec_sub(deadline, now);
+			if (rest.tv_sec < 0)
 				break;
-			if (left.tv_sec >= 1)
-				left = (struct timespec){ 1, 0 };
+			if (timespec_sub(rest, left).tv_sec < 0)
+				left = rest;
 		}
 		if (ppoll(pfd, ARRAY_SIZE(pfd), &left, waitmask) < 0 &&
 		    errno != EINTR) {
@@ -490,12 +534,19 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 		if (read_and_print(t, waitmask))
 			return -1;
 	}
+	if (!stop_signal && !t->write_err) {
+		t->timed = false;	/* done() is past the deadline now */
+		print_queued(t, ULLONG_MAX);
+		if (fflush(stdout) && !stop_signal)
+			t->write_err = errno;
+	}
 	if (stop_signal) {
 		/* what a stalled reader did not take (see read_and_print) */
 		__fpurge(stdout);
 		clearerr(stdout);
+		return 0;
 	}
-	return 0;
+	return t->write_err ? -1 : 0;
 }
 
 /* Can fd take a line now? Not when a stalled reader filled its pipe. */
@@ -572,6 +623,7 @@ static int trace_run(struct tracer *t, unsigned long long duration)
 	}
 	if (instance_remove(t))
 		ret = EXIT_FAIL;
+	trace_queue_free(&t->queue);
 	tep_free(t->tep);
 	free(t->cpu_lost);
 	if (t->write_err == EPIPE) {

@@ -4,6 +4,7 @@
  * header, or JSON Lines. The events come decoded, field by field, from the
  * ring buffer (cmd_trace.c), so nothing here parses text.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,6 +66,50 @@ static void json_times(struct json *j, unsigned long long ts,
 	json_fixed(j, "time", ts / 1000, 6);
 	format_wall(wall, sizeof(wall), ts, c, true);
 	json_string(j, "wall_time", wall);
+}
+
+int trace_queue_add(struct trace_queue *q, const struct trace_event *ev)
+{
+	struct trace_event *grown;
+	size_t i, size;
+
+	if (q->head == q->n) {
+		q->head = 0;
+		q->n = 0;
+	} else if (q->n == q->size && q->head) {
+		memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
+		q->n -= q->head;
+		q->head = 0;
+	}
+	if (q->n == q->size) {
+		size = q->size ? 2 * q->size : 64;
+		grown = realloc(q->ev, size * sizeof(*q->ev));
+		if (!grown)
+			return -1;
+		q->ev = grown;
+		q->size = size;
+	}
+	/* mostly in order already: look from the newest back */
+	for (i = q->n; i > q->head && q->ev[i - 1].ts > ev->ts; i--)
+		;
+	memmove(q->ev + i + 1, q->ev + i, (q->n - i) * sizeof(*q->ev));
+	q->ev[i] = *ev;
+	q->n++;
+	return 0;
+}
+
+const struct trace_event *trace_queue_take(struct trace_queue *q,
+					   unsigned long long until)
+{
+	if (q->head == q->n || q->ev[q->head].ts > until)
+		return NULL;
+	return &q->ev[q->head++];
+}
+
+void trace_queue_free(struct trace_queue *q)
+{
+	free(q->ev);
+	*q = (struct trace_queue){ 0 };
 }
 
 #ifdef HAVE_LIBTRACEFS

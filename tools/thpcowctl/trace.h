@@ -25,6 +25,47 @@ struct trace_event {
 	char outcome[TRACE_OUTCOME_LEN];	/* a counter's name */
 };
 
+/*
+ * Events put in time order across CPUs. tracefs_iterate_raw_events() merges
+ * the CPUs' buffers by time, but only the events each had when the pass
+ * looked: a CPU whose buffer was empty then is not read again in that pass,
+ * so what it records meanwhile comes in the next pass, after the later
+ * events of CPUs the pass went on reading. A pass therefore queues its
+ * events and gives out only those before it started, less a margin for an
+ * event still being written (TRACE_ORDER_MARGIN_NS); the others wait for a
+ * later pass, sorted in with its own.
+ */
+#define TRACE_ORDER_MARGIN_NS	10000000ULL	/* 10 ms */
+#define TRACE_QUEUE_MAX		65536		/* events, 5 MiB */
+
+struct trace_queue {
+	struct trace_event *ev;		/* [head, n): oldest first */
+	size_t head, n, size;
+};
+
+/* Sort ev in; -1 (ENOMEM) if it cannot be held. */
+int trace_queue_add(struct trace_queue *q, const struct trace_event *ev);
+/* The oldest event if at or before until: taken off, or NULL. */
+const struct trace_event *trace_queue_take(struct trace_queue *q,
+					   unsigned long long until);
+static inline bool trace_queue_empty(const struct trace_queue *q)
+{
+	return q->head == q->n;
+}
+void trace_queue_free(struct trace_queue *q);
+
+/*
+ * What a pass that began at until (less the margin) may give out once it
+ * read an event at ts: it gives the events it found when it began (all
+ * those before until) in time order, so none of them still to come is
+ * older than ts.
+ */
+static inline unsigned long long trace_pass_due(unsigned long long until,
+						unsigned long long ts)
+{
+	return ts < until ? ts : until;
+}
+
 #ifdef HAVE_LIBTRACEFS
 #include <event-parse.h>
 

@@ -34,7 +34,7 @@ source "$debroot_lib/inguest.sh" # inguest_files
 # shellcheck source=SCRIPTDIR/tap.sh
 source "$debroot_lib/tap.sh"
 # shellcheck source=SCRIPTDIR/localrepo.sh
-source "$debroot_lib/localrepo.sh" # local_repo
+source "$debroot_lib/localrepo.sh" # local_repo, cached_root, in_root
 cd "$repo" || exit 1
 debroot_name=packages debroot_recipe=1 debroot_extra=() debroot_guest='' debroot_files=() debroot_next=''
 debroot_timeout=1200
@@ -167,40 +167,22 @@ needed() {
 # (kept there as the root's only apt source): made on the host, under chroot,
 # if missing or made from another list, kernel or root. Prints its path.
 prepare_root() {
-	local s=$1 base=$2 root=$vm_cache/rootfs/$1-$debroot_name key tmp
+	local s=$1 base=$2 key
 	key=$({ echo "recipe $debroot_recipe $release"; cat "$base/.thpcow-rootfs" "$vm_scratch/needed-$s" "$vm_scratch/later-$s"; } |
 		sha256sum | cut -d' ' -f1)
-	exec 7>"$root.lock"
-	flock 7
-	if [[ $(cat "$root/.thpcow-packages" 2>/dev/null) != "$key" ]]; then
-		echo "# preparing $root (once: what the packages need, installed on the host)" >&2
-		tmp=$root.new
-		rm -rf "$tmp"
-		cp -a "$base" "$tmp" || return 1
-		cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s" | local_repo "$tmp" "$s" || return 1
-		# no services started, no initramfs made (trixie's headers pull in
-		# the kernel's package; the guest boots its own initramfs), none of
-		# this host's environment
-		printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
-		chmod +x "$tmp/usr/sbin/policy-rc.d"
-		# shellcheck disable=SC2016 # for the sh below
-		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 INITRD=No \
-			DEBIAN_FRONTEND=noninteractive unshare -m sh -c 'mount -t proc proc "$1/proc" &&
-			chroot "$1" apt-get -q update && chroot "$1" apt-get -q -y install $4 &&
-			chroot "$1" apt-mark auto $2 && chroot "$1" apt-mark manual openssl mokutil "linux-headers-$3" $5' \
-			sh "$tmp" "$(cut -d' ' -f1 "$vm_scratch/needed-$s" | tr '\n' ' ')" "$release" \
-			"$(tr ' ' = <"$vm_scratch/needed-$s" | tr '\n' ' ')" "${debroot_extra[*]}" \
-			>"$vm_scratch/prepare-$s.log" 2>&1 || {
-			tail -n 30 "$vm_scratch/prepare-$s.log" >&2
-			return 1
-		}
-		rm -f "$tmp/usr/sbin/policy-rc.d"
-		rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/*.bin "$tmp"/var/cache/apt/archives/*.deb
-		echo "$key" >"$tmp/.thpcow-packages"
-		rm -rf "$root"
-		mv "$tmp" "$root"
-	fi
-	echo "$root"
+	cached_root "$vm_cache/rootfs/$s-$debroot_name" "$key" "$base" \
+		"what the packages need, installed on the host" debroot_install "$s"
+}
+
+# debroot_install SUITE ROOT: what the packages need ($vm_scratch/needed-SUITE,
+# later-SUITE) installed in ROOT from the local repository, marked as the
+# packages' dependencies would be.
+debroot_install() {
+	local s=$1 root=$2
+	cat "$vm_scratch/needed-$s" "$vm_scratch/later-$s" | local_repo "$root" "$s" || return 1
+	in_root "$root" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed-$s" | tr '\n' ' ') &&
+		apt-mark auto $(cut -d' ' -f1 "$vm_scratch/needed-$s" | tr '\n' ' ') &&
+		apt-mark manual openssl mokutil linux-headers-$release ${debroot_extra[*]}"
 }
 
 # image SUITE: $vm_scratch/SUITE.img, a root disk of a copy of the prepared

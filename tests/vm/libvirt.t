@@ -56,7 +56,7 @@ source "$here/../lib/inguest.sh" # inguest_files
 # shellcheck source=SCRIPTDIR/../lib/tap.sh
 source "$here/../lib/tap.sh"
 # shellcheck source=SCRIPTDIR/../lib/localrepo.sh
-source "$here/../lib/localrepo.sh" # local_repo
+source "$here/../lib/localrepo.sh" # local_repo, cached_root, in_root
 cd "$repo" || exit 1
 
 series=6.1 suite=bookworm timeout=2700
@@ -105,53 +105,32 @@ resolve() {
 	flock -u 8
 }
 
-# in_root ROOT COMMAND: COMMAND (sh -c) under chroot in ROOT, with /proc,
-# none of this host's environment, no service started; its output in
-# $vm_scratch/chroot.log, shown on failure.
-in_root() {
-	printf '#!/bin/sh\nexit 101\n' >"$1/usr/sbin/policy-rc.d"
-	chmod +x "$1/usr/sbin/policy-rc.d"
-	# shellcheck disable=SC2016 # for the sh below
-	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-		unshare -m sh -c 'mount -t proc proc "$1/proc" && chroot "$1" sh -c "$2"' sh "$1" "$2" \
-		>>"$vm_scratch/chroot.log" 2>&1 || {
-		tail -n 30 "$vm_scratch/chroot.log"
-		return 1
-	}
-	rm -f "$1/usr/sbin/policy-rc.d"
-}
-
 # libvirt_root: the cached root (prints its path): vm/rootfs's with what
 # $vm_scratch/needed lists installed from a local repository of it (the
 # root's only apt source), KVM's and virtio-net's modules, made on the host
 # if missing or made from another list, kernel or root.
 libvirt_root() {
-	local base root=$vm_cache/rootfs/$suite-libvirt key tmp patterns=() m
+	local base key
 	base=$(vm/rootfs "$suite") || { echo "no $suite root filesystem (vm/rootfs)" >&2; return 1; }
 	resolve "$base" >&2 || return 1
 	key=$({ echo "recipe $recipe $release ${kernel_modules[*]}"; cat "$base/.thpcow-rootfs" "$vm_scratch/needed"; } |
 		sha256sum | cut -d' ' -f1)
-	exec 7>"$root.lock"
-	flock 7
-	if [[ $(cat "$root/.thpcow-libvirt" 2>/dev/null) != "$key" ]]; then
-		echo "# preparing $root (once: libvirt, QEMU and the rest installed on the host, under chroot)" >&2
-		tmp=$root.new
-		rm -rf "$tmp"
-		cp -a "$base" "$tmp" || return 1
-		local_repo "$tmp" "$suite" <"$vm_scratch/needed" || return 1
-		in_root "$tmp" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed" | tr '\n' ' ')" >&2 ||
-			return 1
-		rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/*.bin "$tmp"/var/cache/apt/archives/*.deb
-		# the modules, where the kernel's package puts them, for modprobe
-		for m in "${kernel_modules[@]}"; do patterns+=("*/$m.ko"); done
-		dpkg-deb --fsys-tarfile "$(compgen -G "$kdir/debs/linux-image-*.deb" | head -n1)" |
-			tar -x -C "$tmp" --wildcards "${patterns[@]}" "*/modules.order" "*/modules.builtin*" || return 1
-		depmod -b "$tmp" "$release" || return 1
-		echo "$key" >"$tmp/.thpcow-libvirt"
-		rm -rf "$root"
-		mv "$tmp" "$root"
-	fi
-	echo "$root"
+	cached_root "$vm_cache/rootfs/$suite-libvirt" "$key" "$base" \
+		"libvirt, QEMU and the rest installed on the host, under chroot" libvirt_install
+}
+
+# libvirt_install ROOT: the packages $vm_scratch/needed installed in ROOT
+# from the local repository, and the kernel's modules it needs.
+libvirt_install() {
+	local tmp=$1 patterns=() m
+	local_repo "$tmp" "$suite" <"$vm_scratch/needed" || return 1
+	in_root "$tmp" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed" | tr '\n' ' ')" >&2 ||
+		return 1
+	# the modules, where the kernel's package puts them, for modprobe
+	for m in "${kernel_modules[@]}"; do patterns+=("*/$m.ko"); done
+	dpkg-deb --fsys-tarfile "$(compgen -G "$kdir/debs/linux-image-*.deb" | head -n1)" |
+		tar -x -C "$tmp" --wildcards "${patterns[@]}" "*/modules.order" "*/modules.builtin*" || return 1
+	depmod -b "$tmp" "$release"
 }
 
 # host ROOT NAME N: ROOT made host NAME, 10.87.0.N on the link (the NIC

@@ -419,14 +419,17 @@ static void print_queued(struct tracer *t, unsigned long long until)
 
 /*
  * Into the queue (trace.h says why). Its order is kept up to a bound: in
- * a pass that a flood of events never lets end, a full queue is printed
- * as it is; without the memory to queue it, an event is printed at once.
+ * a pass that a flood of events never lets end, a full queue gives out
+ * what is not newer than ev, then, if still full, all of it; without the
+ * memory to queue it, an event is printed at once.
  */
 static void queue_event(struct tracer *t, const struct trace_event *ev)
 {
 	if (t->queue.n - t->queue.head >= TRACE_QUEUE_MAX)
+		print_queued(t, ev->ts);
+	if (t->queue.n - t->queue.head >= TRACE_QUEUE_MAX)
 		print_queued(t, ULLONG_MAX);
-	if (trace_queue_add(&t->queue, ev))
+	if (trace_queue_add(&t->queue, ev) && !done(t))
 		print_event(t, ev);
 }
 
@@ -499,6 +502,7 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 		      const sigset_t *waitmask)
 {
 	struct timespec now, deadline, left, rest;
+	sigset_t blocked;
 	struct pollfd pfd[] = {
 		{ .fd = t->pipe_fd, .events = POLLIN },
 		{ .fd = STDOUT_FILENO, .events = 0 },
@@ -535,10 +539,13 @@ static int trace_loop(struct tracer *t, unsigned long long duration,
 			return -1;
 	}
 	if (!stop_signal && !t->write_err) {
-		t->timed = false;	/* done() is past the deadline now */
+		/* as read_and_print(): a stalled reader cannot hold a signal */
+		sigprocmask(SIG_SETMASK, waitmask, &blocked);
+		t->timed = false;	/* past the deadline: what it read is due */
 		print_queued(t, ULLONG_MAX);
-		if (fflush(stdout) && !stop_signal)
+		if (!stop_signal && fflush(stdout) && !stop_signal)
 			t->write_err = errno;
+		sigprocmask(SIG_SETMASK, &blocked, NULL);
 	}
 	if (stop_signal) {
 		/* what a stalled reader did not take (see read_and_print) */

@@ -76,7 +76,8 @@ int trace_queue_add(struct trace_queue *q, const struct trace_event *ev)
 	if (q->head == q->n) {
 		q->head = 0;
 		q->n = 0;
-	} else if (q->n == q->size && q->head) {
+	} else if (q->n == q->size && q->head >= q->size / 2) {
+		/* half of it taken: room at the front, not more memory */
 		memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
 		q->n -= q->head;
 		q->head = 0;

@@ -28,15 +28,15 @@ struct trace_event {
 /*
  * Events put in time order across CPUs. tracefs_iterate_raw_events() merges
  * the CPUs' buffers by time, but only the events each had when the pass
- * looked: a CPU whose buffer was empty then is not read again in that pass,
- * so what it records meanwhile comes in the next pass, after the later
- * events of CPUs the pass went on reading. A pass therefore queues its
+ * read it: a CPU whose buffer a read found empty is not read again in that
+ * pass, so what it records meanwhile comes in the next pass, after the
+ * later events of CPUs the pass went on reading. A pass therefore queues its
  * events and gives out only those before it started, less a margin for an
  * event still being written (TRACE_ORDER_MARGIN_NS); the others wait for a
  * later pass, sorted in with its own.
  */
 #define TRACE_ORDER_MARGIN_NS	10000000ULL	/* 10 ms */
-#define TRACE_QUEUE_MAX		65536		/* events, 5 MiB */
+#define TRACE_QUEUE_MAX		65536		/* events, 4.5 MiB */
 
 struct trace_queue {
 	struct trace_event *ev;		/* [head, n): oldest first */

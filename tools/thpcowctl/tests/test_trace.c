@@ -147,6 +147,24 @@ static int test_trace_queue(const void *arg)
 	}
 	if (ret == PASS && n != 1000)
 		ret = fail("%zu of 1000 events out", n);
+	/* full with most taken: the rest moved to the front, none lost */
+	for (i = 0; ret == PASS && i < q.size; i++) {
+		ev.ts = 100 + i;
+		if (trace_queue_add(&q, &ev))
+			ret = fail("trace_queue_add");
+	}
+	for (i = 0; ret == PASS && i < q.size / 2 + 1; i++)
+		trace_queue_take(&q, ~0ULL);
+	ev.ts = 99;	/* older than all left: in front of them */
+	if (ret == PASS && trace_queue_add(&q, &ev))
+		ret = fail("trace_queue_add");
+	for (n = 0, last = 0; ret == PASS && (e = trace_queue_take(&q, ~0ULL)); n++) {
+		if (e->ts < last)
+			ret = fail("%llu after %llu", e->ts, last);
+		last = e->ts;
+	}
+	if (ret == PASS && n != q.size / 2)
+		ret = fail("%zu left of %zu after moving", n, q.size / 2);
 	/* equal times: in the order added */
 	for (i = 0; ret == PASS && i < 3; i++) {
 		ev.ts = 7;

@@ -124,8 +124,7 @@ libvirt_root() {
 libvirt_install() {
 	local tmp=$1 patterns=() m
 	local_repo "$tmp" "$suite" <"$vm_scratch/needed" || return 1
-	in_root "$tmp" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed" | tr '\n' ' ')" >&2 ||
-		return 1
+	in_root "$tmp" "apt-get -q update && apt-get -q -y install $(tr ' ' = <"$vm_scratch/needed" | tr '\n' ' ')" || return 1
 	# the modules, where the kernel's package puts them, for modprobe
 	for m in "${kernel_modules[@]}"; do patterns+=("*/$m.ko"); done
 	dpkg-deb --fsys-tarfile "$(compgen -G "$kdir/debs/linux-image-*.deb" | head -n1)" |

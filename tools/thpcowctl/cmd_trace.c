@@ -425,9 +425,9 @@ static void print_queued(struct tracer *t, unsigned long long until)
  */
 static void queue_event(struct tracer *t, const struct trace_event *ev)
 {
-	if (t->queue.n - t->queue.head >= TRACE_QUEUE_MAX)
+	if (trace_queue_len(&t->queue) >= TRACE_QUEUE_MAX)
 		print_queued(t, ev->ts);
-	if (t->queue.n - t->queue.head >= TRACE_QUEUE_MAX)
+	if (trace_queue_len(&t->queue) >= TRACE_QUEUE_MAX)
 		print_queued(t, ULLONG_MAX);
 	if (trace_queue_add(&t->queue, ev) && !done(t))
 		print_event(t, ev);

@@ -73,7 +73,7 @@ int trace_queue_add(struct trace_queue *q, const struct trace_event *ev)
 	struct trace_event *grown;
 	size_t i, size;
 
-	if (q->head == q->n) {
+	if (trace_queue_empty(q)) {
 		q->head = 0;
 		q->n = 0;
 	} else if (q->n == q->size && q->head >= q->size / 2) {
@@ -102,7 +102,7 @@ int trace_queue_add(struct trace_queue *q, const struct trace_event *ev)
 const struct trace_event *trace_queue_take(struct trace_queue *q,
 					   unsigned long long until)
 {
-	if (q->head == q->n || q->ev[q->head].ts > until)
+	if (trace_queue_empty(q) || q->ev[q->head].ts > until)
 		return NULL;
 	return &q->ev[q->head++];
 }

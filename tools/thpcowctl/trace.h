@@ -48,9 +48,14 @@ int trace_queue_add(struct trace_queue *q, const struct trace_event *ev);
 /* The oldest event if at or before until: taken off, or NULL. */
 const struct trace_event *trace_queue_take(struct trace_queue *q,
 					   unsigned long long until);
+static inline size_t trace_queue_len(const struct trace_queue *q)
+{
+	return q->n - q->head;
+}
+
 static inline bool trace_queue_empty(const struct trace_queue *q)
 {
-	return q->head == q->n;
+	return !trace_queue_len(q);
 }
 void trace_queue_free(struct trace_queue *q);
 

@@ -62,14 +62,17 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'lib'))
 import pool  # noqa: E402
-from qemu import (cleanup, connect_qemu, diagnose, kvm_pages, proc_minflt,  # noqa: E402
-                  proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu, tlb_shootdowns,
+from qemu import (cleanup, connect_qemu, diagnose, kernel_stack, kvm_pages,  # noqa: E402
+                  proc_minflt, proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu, tlb_shootdowns,
                   vmstat, wait_migration, wait_status)
 
 FW = os.path.join(HERE, '..', 'prog', 'migfw.bin')
 # the destinations (the docstring says what each is); bench/memtester.py's too
 CASES = ('stock', 'zero', 'pool', 'prealloc', 'nozero', 'fresh')
-BOOT = ['-bios', FW]
+# migfw never resets: a triple fault stops it where it is, for diagnose
+# (run state 'shutdown'), instead of booting it again to wait for a
+# command that was sent before
+BOOT = ['-bios', FW, '-action', 'reboot=shutdown,shutdown=pause']
 
 
 # mig.py's exit status when the destination's vCPU holds a state that migfw
@@ -78,6 +81,8 @@ BOOT = ['-bios', FW]
 # load: CS, EIP, ESP and CR3 of the outer kernel (a 64-bit code segment at
 # a module's address) beside migfw's own general registers.
 EXIT_LOST_STATE = 3
+# mig.py's exit status when the run failed otherwise (diagnosed on stderr)
+EXIT_FAILED = 1
 
 
 def migfw_never(regs):
@@ -264,22 +269,24 @@ def main():
         print(json.dumps(res))
         return
     with around:
-        lost = migrate(args, res)
+        status = migrate(args, res)
     if isinstance(around, pool.Session):
         res['pool'] = around.figures()
-    if lost:
-        sys.exit(EXIT_LOST_STATE)
+    if status:
+        sys.exit(status)
     print(json.dumps(res))
 
 
 def migrate(args, res):
-    """The run (the docstring at the top), its figures into res; True when
-    a vCPU lost its state (diagnosed on stderr, EXIT_LOST_STATE)."""
+    """The run (the docstring at the top), its figures into res; returns 0,
+    or when it failed the exit status to give (EXIT_LOST_STATE when a vCPU
+    lost its state, EXIT_FAILED otherwise), with the traceback and then
+    the diagnosis on stderr: last, for a log that shows only its tail."""
     ram = args.ram * 2**20
     ctl_proc = None
     procs = []
     qmps = {}  # name: QMP, for diagnose
-    diag, lost = [], False
+    diag, status = [], 0
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
         wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
@@ -410,24 +417,25 @@ def migrate(args, res):
         dq.cmd('quit')
         dst.wait(timeout=60)
         procs.remove(dst)
-    except BaseException:
+    except Exception:
+        traceback.print_exc()
         lost = diagnose(procs, qmps, lambda line: diag.append(f'mig.py: diagnosis: {line}\n'),
                         migfw_never)
         if ctl_proc:
             diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
-                        ('still waiting' if ctl_proc.poll() is None
+                        (f'running, in {kernel_stack(f"/proc/{ctl_proc.pid}")}'
+                         if ctl_proc.poll() is None
                          else f'exited, status {ctl_proc.returncode}') + '\n')
-        if not lost:
-            raise
-        diag.append(f'mig.py: diagnosis: exit {EXIT_LOST_STATE}: a vCPU lost its state\n')
-        traceback.print_exc()
+        status = EXIT_LOST_STATE if lost else EXIT_FAILED
+        diag.append(f'mig.py: diagnosis: exit {status}: ' +
+                    ('a vCPU lost its state\n' if lost else 'the run failed (traceback above)\n'))
     finally:
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
             ctl_proc.wait()
         cleanup(procs, d, 'mig.py')
         sys.stderr.writelines(diag)  # last, after the QEMUs' logs
-    return lost
+    return status
 
 
 if __name__ == '__main__':

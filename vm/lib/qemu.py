@@ -103,6 +103,7 @@ def spawn_qemu(qemu, d, name, ram, boot, extra=(), wrapper=(), accel='tcg'):
     accel = ['-accel', accel] if isinstance(accel, str) else list(accel)
     argv = list(wrapper) + [
         qemu, '-nodefaults', '-no-user-config', '-display', 'none',
+        '-name', 'debug-threads=on',  # 'CPU N/KVM': diagnose finds the vCPUs
         '-M', 'pc'] + accel + ['-m', str(ram)] + list(boot) + [
         '-chardev', f'socket,id=ser,path={ser},server=on,wait=off',
         '-serial', 'chardev:ser',
@@ -272,7 +273,7 @@ def diagnose(procs, qmps, say, never=None):
         if p.poll() is not None:
             say(f'pid {p.pid}: exited, status {p.returncode}')
             continue
-        threads = []
+        threads, stacks = [], []
         try:
             tids = sorted(os.listdir(f'/proc/{p.pid}/task'), key=int)
         except OSError:  # gone meanwhile
@@ -286,7 +287,12 @@ def diagnose(procs, qmps, say, never=None):
             except OSError:
                 continue
             threads.append(f'{tid}:{state}:{wchan}')
+            stack = vcpu_stack(p.pid, tid)
+            if stack:
+                stacks.append(f'pid {p.pid} {stack}')
         say(f'pid {p.pid} threads (tid:state:wchan): {" ".join(threads)}')
+        for line in stacks:
+            say(line)
         k0 = kvm_stats(p.pid, KVM_DIAG)
         if k0:
             time.sleep(1)
@@ -294,6 +300,32 @@ def diagnose(procs, qmps, say, never=None):
             say(f'pid {p.pid} KVM (count +1 s later): ' +
                 ' '.join(f'{k} {v} +{k1.get(k, v) - v}' for k, v in k0.items()))
     return lost
+
+
+def kernel_stack(task):
+    """Where the kernel holds task (/proc/PID or /proc/PID/task/TID):
+    'FUNCTION < CALLER < ...', '(running)' when it holds it nowhere, or
+    None when it does not say."""
+    try:
+        with open(f'{task}/stack') as f:
+            frames = [line.split()[-1].split('+')[0] for line in f if line.strip()]
+    except OSError:
+        return None
+    return ' < '.join(frames) or '(running)'
+
+
+def vcpu_stack(pid, tid):
+    """'NAME: kernel_stack()' of thread tid of QEMU pid if it runs a vCPU
+    (its name is 'CPU N/KVM' or 'CPU N/TCG'), else None."""
+    task = f'/proc/{pid}/task/{tid}'
+    try:
+        with open(f'{task}/comm') as f:
+            name = f.read().strip()
+    except OSError:
+        return None
+    if not name.startswith('CPU '):
+        return None
+    return f'{name}: {kernel_stack(task) or "(the kernel does not say)"}'
 
 
 # A line of QEMU's register dump (x86_cpu_dump_state): EAX=..., CS =..., Code=...

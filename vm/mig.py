@@ -75,20 +75,27 @@ CASES = ('stock', 'zero', 'pool', 'prealloc', 'nozero', 'fresh')
 BOOT = ['-bios', FW, '-action', 'reboot=shutdown,shutdown=pause']
 
 
-# mig.py's exit status when the destination's vCPU holds a state that migfw
-# never enters (migfw_never): the CPU under the guest lost it, not the
-# guest's memory. Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
+# mig.py's exit status when the destination's vCPU lost its state, not the
+# guest's memory (lost_state): it holds a state that migfw never enters
+# (migfw_never) or stopped at a triple fault, with all that migfw keeps in
+# RAM intact (migfw_ram). Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
 # load: CS, EIP, ESP and CR3 of the outer kernel (a 64-bit code segment at
 # a module's address) beside migfw's own general registers.
 EXIT_LOST_STATE = 3
 # mig.py's exit status when the run failed otherwise (diagnosed on stderr)
 EXIT_FAILED = 1
+# migfw's image is at 0xf0000 (and at the reset vector), its stack below
+# 0x90000 (prog/migfw.S)
+MIGFW_IMAGE = range(0xf0000, 0x100000)
+MIGFW_STACK = 0x90000
 
 
 def migfw_never(regs):
     """What of a vCPU's registers (QEMU's `info registers`) migfw never
     enters, or None. migfw runs in real mode, then in flat 32-bit segments
-    with paging off: no 64-bit code segment, CR0.PG clear, CR3 0."""
+    with paging off: no 64-bit code segment, CR0.PG clear, CR3 0. (Its EIP
+    leaves its image when its stack's return address is lost: a fault of
+    its memory, not of its CPU; migfw_ram tells those apart.)"""
     for line in regs.splitlines():
         if line.startswith('CS =') and 'CS64' in line:
             return 'a 64-bit code segment: ' + line.strip()
@@ -96,6 +103,66 @@ def migfw_never(regs):
         if m and (int(m[1], 16) & 0x80000000 or int(m[2], 16)):
             return 'paging: ' + line.strip()
     return None
+
+
+def migfw_ram(pid, ram_bytes):
+    """What of the guest's RAM in QEMU process pid migfw would not have
+    left so, or None. All that migfw keeps in RAM (its code and data are
+    in its image, ROM) is the return address of its one level of calls,
+    just below MIGFW_STACK, an address in its image, and the first byte of
+    each 4 KiB page from 1 MiB up, its pass numbers ('W' writes them
+    upwards, never 0): at most two, the newer below the older, then zeros
+    (from the touch limit up). Reads the RAM: only when no userfaultfd is
+    armed on it (no migration, or one that completed)."""
+    base = ram_mapping(pid, ram_bytes)['start']
+    if base is None:
+        return 'no mapping holds the guest\'s RAM'
+    runs = []  # (byte, guest address where its run begins)
+    with open(f'/proc/{pid}/mem', 'rb', buffering=0) as f:
+        f.seek(base + MIGFW_STACK - 4)
+        ret = int.from_bytes(f.read(4), 'little')
+        if ret not in MIGFW_IMAGE:
+            return f'the return address on its stack is {ret:#x}, outside migfw'
+        for a in range(2**20, ram_bytes, 4096):
+            f.seek(base + a)
+            b = f.read(1)[0]
+            if not runs or runs[-1][0] != b:
+                runs.append((b, a))
+    passes = [b for b, _ in runs]
+    if passes and passes[-1] == 0:
+        passes.pop()
+    if 0 in passes or len(passes) > 2:
+        return 'the pages from 1 MiB up begin with ' + ', '.join(
+            f'{b:#x} from {a:#x}' for b, a in runs[:6]) + (' ...' if len(runs) > 6 else '')
+    return None
+
+
+def lost_state(qmp, pid, ram_bytes, held, say):
+    """Whether the destination's vCPU (QMP qmp, process pid) lost its
+    state, not its memory: it held a state migfw never enters (held:
+    migfw_never said so), or it stopped at a triple fault (run state
+    'shutdown': BOOT stops it there); and its RAM is as migfw left it
+    (migfw_ram). The RAM is read only when no userfaultfd is armed on it
+    (no migration, or one that completed): otherwise held alone decides.
+    say() what it found."""
+    try:
+        stopped = qmp.cmd('query-status')['status'] == 'shutdown'
+        mig = qmp.cmd('query-migrate').get('status')
+    except Exception:  # diagnose said why
+        return held
+    if not held and not stopped:
+        return False
+    what = 'a vCPU held a state migfw never enters' if held else 'stopped at a triple fault'
+    if mig not in (None, 'completed'):
+        say(f'dst: {what}, its migration {mig}: its RAM not read')
+        return held
+    wrong = migfw_ram(pid, ram_bytes)
+    if wrong:
+        say(f'dst: {what}, and its RAM is not as migfw left it: {wrong}')
+        return False
+    say(f'dst: {what}, its stack and pass numbers as migfw left them: '
+        'the CPU under the guest lost its state, not its memory')
+    return True
 
 
 def eligible_ranges(pid, ram_bytes, min_present):
@@ -299,10 +366,10 @@ def migrate(args, res):
             procs.append(dst)
             src, sqp, ssp = spawn_qemu(args.qemu, d, 'src', args.ram, BOOT, accel=args.accel)
             procs.append(src)
-            dq, dser = connect_qemu(dqp, dsp)
+            dq, dser = connect_qemu(dqp, dsp, dst)
             qmps['dst'] = dq
             res['dst_start_s'] = time.monotonic() - t0
-            sq, sser = connect_qemu(sqp, ssp)
+            sq, sser = connect_qemu(sqp, ssp, src)
             qmps['src'] = sq
             sq.cmd('cont')
             sser.expect(b'R')  # migfw runs and waits on its serial port
@@ -349,7 +416,7 @@ def migrate(args, res):
         else:
             dst, dqp, dsp = spawn_qemu(args.qemu, d, 'dst', args.ram, BOOT, extra, wrapper, args.accel)
             procs.append(dst)
-            dq, dser = connect_qemu(dqp, dsp)
+            dq, dser = connect_qemu(dqp, dsp, dst)
             qmps['dst'] = dq
             res['dst_start_s'] = time.monotonic() - t0
             dq.cmd('cont')
@@ -419,8 +486,11 @@ def migrate(args, res):
         procs.remove(dst)
     except Exception:
         traceback.print_exc()
-        lost = diagnose(procs, qmps, lambda line: diag.append(f'mig.py: diagnosis: {line}\n'),
-                        migfw_never)
+        def say(line):
+            diag.append(f'mig.py: diagnosis: {line}\n')
+        lost = diagnose(procs, qmps, say, migfw_never)
+        if 'dst' in qmps:
+            lost = lost_state(qmps['dst'], dst.pid, ram, lost, say)
         if ctl_proc:
             diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
                         (f'running, in {kernel_stack(f"/proc/{ctl_proc.pid}")}'

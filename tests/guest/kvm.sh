@@ -142,8 +142,9 @@ collapse_while_writing() {
 # mig NAME CASE [ARGS...]: vm/mig.py under KVM, its JSON as NAME; jv
 # NAME KEY reads one value (KEY.KEY for one inside an object). Once more,
 # and only once, when mig.py exits 3: the destination's vCPU held a state
-# migfw never enters (a 64-bit code segment, paging), which the CPU under
-# it lost; QEMU 7.2's TCG emulation of SVM does that under a heavy host
+# migfw never enters (a 64-bit code segment, paging) or stopped at a triple
+# fault, while migfw's RAM is as it left it: the CPU under it lost its
+# state; QEMU 7.2's TCG emulation of SVM does that under a heavy host
 # load (1 of 10 kvm.sh runs with two such guests at once beside the debug
 # kernels' suites; a vCPU's registers are no memory of the guest's that
 # thpcow handles). Any other failure is one. Each such run again counts in
@@ -162,7 +163,10 @@ mig() {
 }
 jv() {
 	python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
+try:
+    v = json.load(open(sys.argv[1]))
+except ValueError:  # mig.py failed and printed none (its diagnosis is above)
+    v = None
 for k in sys.argv[2].split("."): v = v.get(k) if isinstance(v, dict) else None
 print(v)' "$out/$1" "$2"
 }

@@ -23,8 +23,9 @@ import sys
 import time
 
 
-def connect_unix(path, timeout=120):
-    """A socket connected to the unix socket path, once QEMU listens there."""
+def connect_unix(path, timeout=120, proc=None):
+    """A socket connected to the unix socket path, once QEMU (proc, a
+    Popen, if given: an exit ends the wait) listens there."""
     deadline = time.monotonic() + timeout
     while True:
         s = socket.socket(socket.AF_UNIX)
@@ -33,6 +34,8 @@ def connect_unix(path, timeout=120):
             return s
         except (FileNotFoundError, ConnectionRefusedError):
             s.close()
+            if proc and proc.poll() is not None:
+                raise RuntimeError(f'{path}: QEMU exited, status {proc.returncode}, before it listened')
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
@@ -42,8 +45,8 @@ class QMP:
     """A QMP client. A QEMU whose main loop stops answering fails the run
     after timeout s instead of holding it until the guest's own timeout."""
 
-    def __init__(self, path, timeout=120):
-        self.s = connect_unix(path)
+    def __init__(self, path, timeout=120, proc=None):
+        self.s = connect_unix(path, proc=proc)
         self.s.settimeout(timeout)
         self.f = self.s.makefile('rwb', buffering=0)
         self._read()  # the greeting
@@ -73,8 +76,8 @@ class Serial:
     """The guest's COM1 on a unix socket (QEMU listens): a guest that
     speaks one byte at a time; 'R' (ready) may come at any time."""
 
-    def __init__(self, path):
-        self.s = connect_unix(path)
+    def __init__(self, path, proc=None):
+        self.s = connect_unix(path, proc=proc)
 
     def expect(self, want, timeout=300):
         self.s.settimeout(timeout)
@@ -115,9 +118,11 @@ def spawn_qemu(qemu, d, name, ram, boot, extra=(), wrapper=(), accel='tcg'):
     return p, qmp, ser
 
 
-def connect_qemu(qmp, ser):
-    q = QMP(qmp)
-    s = Serial(ser)
+def connect_qemu(qmp, ser, proc=None):
+    """QMP and Serial of the QEMU spawn_qemu started (proc, its Popen: its
+    exit ends the wait for its sockets)."""
+    q = QMP(qmp, proc=proc)
+    s = Serial(ser, proc=proc)
     return q, s
 
 

@@ -84,6 +84,8 @@ BOOT = ['-bios', FW, '-action', 'reboot=shutdown,shutdown=pause']
 EXIT_LOST_STATE = 3
 # mig.py's exit status when the run failed otherwise (diagnosed on stderr)
 EXIT_FAILED = 1
+# with --postcopy, precopy's bandwidth until the switch (bytes/s)
+PRECOPY_BW_BEFORE_SWITCH = 4 * 2**20
 # migfw's image is at 0xf0000 (and at the reset vector), its stack below
 # 0x90000 (prog/migfw.S)
 MIGFW_IMAGE = range(0xf0000, 0x100000)
@@ -387,7 +389,14 @@ def migrate(args, res):
                 # while userfaultfd is still registered on its RAM
                 sq.cmd('migrate-set-parameters',
                        **{'max-postcopy-bandwidth': 0 if args.after else args.postcopy_bw * 1024})
-            sq.cmd('migrate-set-parameters', **{'max-bandwidth': 2**40})
+            # precopy unthrottled, but until the switch to postcopy: then the
+            # RAM must still be to send when postcopy begins, or the postcopy
+            # phase moves nothing and is over unseen (on a loaded host, the
+            # QMP round trips before the switch let precopy send all 32 MiB:
+            # thpcowctl collapse --await-postcopy then waited in vain). At
+            # the switch QEMU takes max-postcopy-bandwidth instead.
+            sq.cmd('migrate-set-parameters',
+                   **{'max-bandwidth': PRECOPY_BW_BEFORE_SWITCH if args.postcopy else 2**40})
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
             if args.after == 'collapse':
                 ctl_proc = subprocess.Popen(

@@ -62,9 +62,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, 'lib'))
 import pool  # noqa: E402
-from qemu import (cleanup, connect_qemu, diagnose, kernel_stack, kvm_pages,  # noqa: E402
-                  proc_minflt, proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu, tlb_shootdowns,
-                  vmstat, wait_migration, wait_status)
+from qemu import (UnexpectedByte, cleanup, connect_qemu, diagnose, kernel_stack,  # noqa: E402
+                  kvm_pages, proc_minflt, proc_status_kb, ram_mapping, read_thpcow_stats, spawn_qemu,
+                  tlb_shootdowns, vmstat, wait_migration, wait_status)
 
 FW = os.path.join(HERE, '..', 'prog', 'migfw.bin')
 # the destinations (the docstring says what each is); bench/memtester.py's too
@@ -77,10 +77,13 @@ BOOT = ['-bios', FW, '-action', 'reboot=shutdown,shutdown=pause']
 
 # mig.py's exit status when the destination's vCPU lost its state, not the
 # guest's memory (lost_state): it holds a state that migfw never enters
-# (migfw_never) or stopped at a triple fault, with all that migfw keeps in
-# RAM intact (migfw_ram). Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
+# (migfw_never), stopped at a triple fault or answered a command as migfw
+# never does (odd_answer), with all that migfw keeps in RAM intact
+# (migfw_ram). Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
 # load: CS, EIP, ESP and CR3 of the outer kernel (a 64-bit code segment at
-# a module's address) beside migfw's own general registers.
+# a module's address) beside migfw's own general registers; and a 'K' (a
+# data check's answer) to a write pass ('W'), migfw then back in its
+# command loop with EDI at 0x16f000, where neither pass stops.
 EXIT_LOST_STATE = 3
 # mig.py's exit status when the run failed otherwise (diagnosed on stderr)
 EXIT_FAILED = 1
@@ -139,22 +142,33 @@ def migfw_ram(pid, ram_bytes):
     return None
 
 
-def lost_state(qmp, pid, ram_bytes, held, say):
+def odd_answer(err, ser):
+    """What the guest on Serial ser did that migfw never does, when err
+    (an exception) says it answered a command with another byte than
+    migfw's answer to it, or None. An 'X' is migfw's own answer, to a
+    data check ('V') that found its RAM changed: never odd."""
+    if not isinstance(err, UnexpectedByte) or err.serial is not ser or err.got == b'X':
+        return None
+    return f'it answered {err.got!r} where migfw answers {err.want!r}'
+
+
+def lost_state(qmp, pid, ram_bytes, held, say, odd=None):
     """Whether the destination's vCPU (QMP qmp, process pid) lost its
     state, not its memory: it held a state migfw never enters (held:
-    migfw_never said so), or it stopped at a triple fault (run state
-    'shutdown': BOOT stops it there); and its RAM is as migfw left it
-    (migfw_ram). The RAM is read only when no userfaultfd is armed on it
-    (no migration, or one that completed): otherwise held alone decides.
-    say() what it found."""
+    migfw_never said so), or stopped at a triple fault (run state
+    'shutdown': BOOT stops it there), or did what migfw never does (odd:
+    odd_answer()); and its RAM is as migfw left it (migfw_ram). The RAM
+    is read only when no userfaultfd is armed on it (no migration, or one
+    that completed): otherwise held alone decides. say() what it found."""
     try:
         stopped = qmp.cmd('query-status')['status'] == 'shutdown'
         mig = qmp.cmd('query-migrate').get('status')
     except Exception:  # diagnose said why
         return held
-    if not held and not stopped:
+    if not held and not stopped and not odd:
         return False
-    what = 'a vCPU held a state migfw never enters' if held else 'stopped at a triple fault'
+    what = ('a vCPU held a state migfw never enters' if held else
+            'stopped at a triple fault' if stopped else odd)
     if mig not in (None, 'completed'):
         say(f'dst: {what}, its migration {mig}: its RAM not read')
         return held
@@ -356,6 +370,7 @@ def migrate(args, res):
     procs = []
     qmps = {}  # name: QMP, for diagnose
     diag, status = [], 0
+    dser = None  # the destination's Serial
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
         wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
@@ -493,13 +508,13 @@ def migrate(args, res):
         dq.cmd('quit')
         dst.wait(timeout=60)
         procs.remove(dst)
-    except Exception:
+    except Exception as e:
         traceback.print_exc()
         def say(line):
             diag.append(f'mig.py: diagnosis: {line}\n')
         lost = diagnose(procs, qmps, say, migfw_never)
         if 'dst' in qmps:
-            lost = lost_state(qmps['dst'], dst.pid, ram, lost, say)
+            lost = lost_state(qmps['dst'], dst.pid, ram, lost, say, odd_answer(e, dser))
         if ctl_proc:
             diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
                         (f'running, in {kernel_stack(f"/proc/{ctl_proc.pid}")}'

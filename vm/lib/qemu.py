@@ -6,6 +6,7 @@ the benchmark run, and bench/memtester.py.
 
   spawn_qemu, connect_qemu   start a QEMU paused, reach its QMP and serial port
   QMP, Serial                a QMP client; a guest's COM1, a byte at a time
+                             (UnexpectedByte: it said another)
   wait_migration, wait_status  poll QMP until a migration or a run state
   ram_mapping, proc_*, vmstat, kvm_pages, read_thpcow_stats, tlb_shootdowns
                              what a QEMU process's guest RAM looks like
@@ -72,6 +73,15 @@ class QMP:
         return r.get('return')
 
 
+class UnexpectedByte(RuntimeError):
+    """What Serial.expect() raises when the guest says another byte than it
+    waited for (got, want: bytes; serial: the Serial)."""
+
+    def __init__(self, serial, got, want):
+        super().__init__(f'guest said {got!r}, not {want!r}')
+        self.serial, self.got, self.want = serial, got, want
+
+
 class Serial:
     """The guest's COM1 on a unix socket (QEMU listens): a guest that
     speaks one byte at a time; 'R' (ready) may come at any time."""
@@ -88,7 +98,7 @@ class Serial:
             if c == want:
                 return
             if c not in b'R':
-                raise RuntimeError(f'guest said {c!r}, not {want!r}')
+                raise UnexpectedByte(self, c, want)
 
     def send(self, c):
         self.s.sendall(c)

@@ -92,6 +92,31 @@ print('lost', mig.lost_state(q, p.pid, ram, True, say))")
 	check_match "$out" $'\nlost False$' "what lost_state() says"
 }
 
+# A command answered with the byte of another (a 'K', a data check's
+# answer, where a write pass answers 'D': asked here with a 'V'), the RAM
+# intact: lost. An 'X' (the data check found the RAM changed) is migfw's
+# own answer and never counts, RAM intact or not.
+odd_answer() {
+	local out
+	out=$(migfw "ser.send(b'V')
+try:
+    ser.expect(b'D', 60)
+except qemu.UnexpectedByte as e:
+    print('lost', mig.lost_state(q, p.pid, ram, False, say, mig.odd_answer(e, ser)))
+poke(0x300000, b'\x77')
+ser.send(b'V')
+try:
+    ser.expect(b'K', 60)
+except qemu.UnexpectedByte as e:
+    print('X is odd:', mig.odd_answer(e, ser))
+    print('a K from another serial port:', mig.odd_answer(qemu.UnexpectedByte(None, b'K', b'D'), ser))")
+	echo "$out"
+	check_match "$out" "it answered b'K' where migfw answers b'D', its stack and pass numbers as migfw left them" "the diagnosis"
+	check_match "$out" $'\nlost True\n' "what lost_state() says"
+	check_match "$out" $'\nX is odd: None\n' "an X"
+	check_match "$out" $'\na K from another serial port: None' "another port's answer"
+}
+
 # migfw's own registers are none that it never enters; the registers CI
 # saw when QEMU 7.2's emulated SVM lost a vCPU's state are.
 registers() {
@@ -121,6 +146,7 @@ cases=(
 	reset_with_ram_intact            # a reset, migfw's RAM intact: the vCPU lost its state (exit 3)
 	reset_with_a_pass_number_changed # a reset, a pass number changed: the memory (exit 1)
 	stack_lost                       # migfw's return address lost: its memory, whatever its registers show
+	odd_answer                       # a command answered with another's byte, RAM intact: lost; an X never
 	registers                        # migfw's own registers pass; an outer kernel's 64-bit state does not
 	fails_diagnosed_last             # any other failure: exit 1, the diagnosis after the traceback
 )

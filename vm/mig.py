@@ -75,32 +75,32 @@ CASES = ('stock', 'zero', 'pool', 'prealloc', 'nozero', 'fresh')
 BOOT = ['-bios', FW, '-action', 'reboot=shutdown,shutdown=pause']
 
 
-# mig.py's exit status when the destination's vCPU lost its state, not the
-# guest's memory (lost_state): it holds a state that migfw never enters
-# (migfw_never), stopped at a triple fault or answered a command as migfw
-# never does (odd_answer), with all that migfw keeps in RAM intact
-# (migfw_ram). Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
+# mig.py's exit status when a vCPU lost its state, not the guest's memory
+# (lost_state): it holds a state that migfw never enters (migfw_never),
+# stopped at a reset (a triple fault) or answered a command as migfw never
+# does (odd_answer), with all that migfw keeps in RAM as its commands left
+# it (migfw_ram). Seen under KVM on QEMU 7.2's TCG emulation of SVM, under
 # load: CS, EIP, ESP and CR3 of the outer kernel (a 64-bit code segment at
 # a module's address) beside migfw's own general registers; and a 'K' (a
 # data check's answer) to a write pass ('W'), migfw then back in its
-# command loop with EDI at 0x16f000, where neither pass stops.
+# command loop with EDI at 0x16f000, where a write pass never stops and a
+# data check stops only to answer 'X'.
 EXIT_LOST_STATE = 3
 # mig.py's exit status when the run failed otherwise (diagnosed on stderr)
 EXIT_FAILED = 1
 # with --postcopy, precopy's bandwidth until the switch (bytes/s)
 PRECOPY_BW_BEFORE_SWITCH = 4 * 2**20
 # migfw's image is at 0xf0000 (and at the reset vector), its stack below
-# 0x90000 (prog/migfw.S)
-MIGFW_IMAGE = range(0xf0000, 0x100000)
+# 0x90000, its writes from 1 MiB up (prog/migfw.S)
+MIGFW_IMAGE = 0xf0000
 MIGFW_STACK = 0x90000
+MIGFW_DATA = 2**20
 
 
 def migfw_never(regs):
     """What of a vCPU's registers (QEMU's `info registers`) migfw never
     enters, or None. migfw runs in real mode, then in flat 32-bit segments
-    with paging off: no 64-bit code segment, CR0.PG clear, CR3 0. (Its EIP
-    leaves its image when its stack's return address is lost: a fault of
-    its memory, not of its CPU; migfw_ram tells those apart.)"""
+    with paging off: no 64-bit code segment, CR0.PG clear, CR3 0."""
     for line in regs.splitlines():
         if line.startswith('CS =') and 'CS64' in line:
             return 'a 64-bit code segment: ' + line.strip()
@@ -110,36 +110,79 @@ def migfw_never(regs):
     return None
 
 
-def migfw_ram(pid, ram_bytes):
-    """What of the guest's RAM in QEMU process pid migfw would not have
-    left so, or None. All that migfw keeps in RAM (its code and data are
-    in its image, ROM) is the return address of its one level of calls,
-    just below MIGFW_STACK, an address in its image, and the first byte of
-    each 4 KiB page from 1 MiB up, its pass numbers ('W' writes them
-    upwards, never 0): at most two, the newer below the older, then zeros
-    (from the touch limit up). Reads the RAM: only when no userfaultfd is
-    armed on it (no migration, or one that completed)."""
+def migfw_returns():
+    """The return addresses migfw's calls push: the address after each
+    call instruction (e8 rel32) of its image whose target is in it."""
+    with open(FW, 'rb') as f:
+        img = f.read()
+    return {MIGFW_IMAGE + i + 5 for i in range(len(img) - 4) if img[i] == 0xe8 and
+            0 <= i + 5 + int.from_bytes(img[i + 1:i + 5], 'little', signed=True) < len(img)}
+
+
+def migfw_pages(cmds, ram_bytes):
+    """The first byte of each 4 KiB page from MIGFW_DATA to the end of RAM
+    (ram_bytes) as migfw's commands cmds leave them ([byte, answered], in
+    order, as Serial.log has them): (after the answered ones, after all),
+    two bytes objects; the two differ only when the last command, a write
+    pass, is unanswered (migfw may have done all of it, some or none).
+    None when a command before the last is unanswered."""
+    pages = bytearray((ram_bytes - MIGFW_DATA) // 4096)
+    limit, n, before = len(pages), 0, None
+    for i, (c, answered) in enumerate(cmds):
+        if not answered:
+            if i != len(cmds) - 1:
+                return None
+            before = bytes(pages)
+        if c in (b'W', b'F'):  # pass n: its byte (never 0) up to the touch limit, or to the end
+            n += 1
+            top = limit if c == b'W' else len(pages)
+            pages[:top] = bytes([(n | 1) & 0xff]) * top
+        elif c == b'T':  # from now on, the first tenth (rounded down to a page)
+            limit = len(pages) // 10
+    return (bytes(pages) if before is None else before), bytes(pages)
+
+
+def migfw_ram(pid, ram_bytes, cmds):
+    """What of the guest's RAM in QEMU process pid (QEMU's view of it) is
+    not as migfw left it after its commands cmds (Serial.log's, the
+    source's first when it migrated), or None. migfw's code is its image,
+    in a 64 KiB mapping that can hold no THP; all it keeps in RAM is the
+    return address of its one level of calls, just below MIGFW_STACK (one
+    of migfw_returns()), and the first byte of each 4 KiB page from
+    MIGFW_DATA up, which its passes write (migfw_pages(); a pass writes
+    upwards, so one unanswered leaves its own bytes below and the last
+    pass's above). Only for RAM below 3.5 GiB (all of it below 4 GiB, as
+    the pc machine maps it), and only when no userfaultfd is armed on it
+    (no migration, or one that completed): reading an armed page fails.
+    This is QEMU's view of the RAM: a vCPU that reads another page through
+    a stale mapping of KVM's is not told apart, which kvm.sh's dma_zero,
+    fork_dma_copy and race_zero check, with no run again; and a run is
+    run again once only."""
+    if ram_bytes >= 0xe0000000:
+        return 'not checked: RAM from 3.5 GiB up'
+    want = migfw_pages(cmds, ram_bytes)
+    if want is None:
+        return f'not checked: commands {cmds} unanswered before the last'
     base = ram_mapping(pid, ram_bytes)['start']
     if base is None:
         return 'no mapping holds the guest\'s RAM'
-    runs = []  # (byte, guest address where its run begins)
     with open(f'/proc/{pid}/mem', 'rb', buffering=0) as f:
         f.seek(base + MIGFW_STACK - 4)
         ret = int.from_bytes(f.read(4), 'little')
-        if ret not in MIGFW_IMAGE:
-            return f'the return address on its stack is {ret:#x}, outside migfw'
-        for a in range(2**20, ram_bytes, 4096):
+        if ret not in migfw_returns():
+            return f'the return address on its stack is {ret:#x}, not after one of its calls'
+        got = bytearray()
+        for a in range(MIGFW_DATA, ram_bytes, 4096):
             f.seek(base + a)
-            b = f.read(1)[0]
-            if not runs or runs[-1][0] != b:
-                runs.append((b, a))
-    passes = [b for b, _ in runs]
-    if passes and passes[-1] == 0:
-        passes.pop()
-    if 0 in passes or len(passes) > 2:
-        return 'the pages from 1 MiB up begin with ' + ', '.join(
-            f'{b:#x} from {a:#x}' for b, a in runs[:6]) + (' ...' if len(runs) > 6 else '')
-    return None
+            got += f.read(1)
+    done, last = want
+    k = next((i for i in range(len(got)) if got[i] != last[i]), len(got))
+    bad = next((i for i in range(k, len(got)) if got[i] != done[i]), None)
+    if bad is None:
+        return None
+    return (f'the page at {MIGFW_DATA + bad * 4096:#x} begins with {got[bad]:#x}, not {done[bad]:#x}'
+            f'{f" or {last[bad]:#x}" if last[bad] != done[bad] else ""}, after commands '
+            + ''.join(c.decode() for c, _ in cmds))
 
 
 def odd_answer(err, ser):
@@ -147,19 +190,19 @@ def odd_answer(err, ser):
     (an exception) says it answered a command with another byte than
     migfw's answer to it, or None. An 'X' is migfw's own answer, to a
     data check ('V') that found its RAM changed: never odd."""
-    if not isinstance(err, UnexpectedByte) or err.serial is not ser or err.got == b'X':
+    if ser is None or not isinstance(err, UnexpectedByte) or err.serial is not ser or err.got == b'X':
         return None
     return f'it answered {err.got!r} where migfw answers {err.want!r}'
 
 
-def lost_state(qmp, pid, ram_bytes, held, say, odd=None):
-    """Whether the destination's vCPU (QMP qmp, process pid) lost its
+def lost_state(name, qmp, pid, ram_bytes, cmds, held, odd, say):
+    """Whether the vCPU of QEMU name (QMP qmp, process pid) lost its
     state, not its memory: it held a state migfw never enters (held:
-    migfw_never said so), or stopped at a triple fault (run state
-    'shutdown': BOOT stops it there), or did what migfw never does (odd:
-    odd_answer()); and its RAM is as migfw left it (migfw_ram). The RAM
-    is read only when no userfaultfd is armed on it (no migration, or one
-    that completed): otherwise held alone decides. say() what it found."""
+    migfw_never said so), or stopped at a reset (run state 'shutdown':
+    BOOT stops it there; a triple fault, say), or did what migfw never
+    does (odd: odd_answer()); and its RAM is as migfw's commands cmds left
+    it (migfw_ram). When the RAM cannot be read (a migration still under
+    way), held alone decides. say() what it found."""
     try:
         stopped = qmp.cmd('query-status')['status'] == 'shutdown'
         mig = qmp.cmd('query-migrate').get('status')
@@ -167,16 +210,19 @@ def lost_state(qmp, pid, ram_bytes, held, say, odd=None):
         return held
     if not held and not stopped and not odd:
         return False
-    what = ('a vCPU held a state migfw never enters' if held else
-            'stopped at a triple fault' if stopped else odd)
+    what = ('its vCPU held a state migfw never enters' if held else
+            'stopped at a reset' if stopped else odd)
     if mig not in (None, 'completed'):
-        say(f'dst: {what}, its migration {mig}: its RAM not read')
+        say(f'{name}: {what}, its migration {mig}: its RAM not read')
         return held
-    wrong = migfw_ram(pid, ram_bytes)
+    try:
+        wrong = migfw_ram(pid, ram_bytes, cmds)
+    except Exception as e:  # gone meanwhile, a page that cannot be read
+        wrong = f'not read: {e!r}'
     if wrong:
-        say(f'dst: {what}, and its RAM is not as migfw left it: {wrong}')
+        say(f'{name}: {what}, and its RAM is not as migfw left it: {wrong}')
         return False
-    say(f'dst: {what}, its stack and pass numbers as migfw left them: '
+    say(f'{name}: {what}, its stack and pass numbers as migfw left them: '
         'the CPU under the guest lost its state, not its memory')
     return True
 
@@ -370,7 +416,7 @@ def migrate(args, res):
     procs = []
     qmps = {}  # name: QMP, for diagnose
     diag, status = [], 0
-    dser = None  # the destination's Serial
+    sser = dser = None  # the source's and the destination's Serial
     d = tempfile.mkdtemp(prefix='thpcow-mig.')
     try:
         wrapper, extra = case_qemu(args.case, args.ctl, args.ram)
@@ -404,12 +450,13 @@ def migrate(args, res):
                 # while userfaultfd is still registered on its RAM
                 sq.cmd('migrate-set-parameters',
                        **{'max-postcopy-bandwidth': 0 if args.after else args.postcopy_bw * 1024})
-            # precopy unthrottled, but until the switch to postcopy: then the
-            # RAM must still be to send when postcopy begins, or the postcopy
-            # phase moves nothing and is over unseen (on a loaded host, the
-            # QMP round trips before the switch let precopy send all 32 MiB:
-            # thpcowctl collapse --await-postcopy then waited in vain). At
-            # the switch QEMU takes max-postcopy-bandwidth instead.
+            # Precopy runs unthrottled, or with --postcopy at
+            # PRECOPY_BW_BEFORE_SWITCH until the switch, so that RAM is left
+            # for the postcopy phase: on a loaded host the QMP round trips
+            # before the switch let precopy send all 32 MiB, the postcopy
+            # phase moved nothing and was over unseen, and thpcowctl
+            # collapse --await-postcopy waited in vain. At the switch QEMU
+            # takes max-postcopy-bandwidth (0: unlimited).
             sq.cmd('migrate-set-parameters',
                    **{'max-bandwidth': PRECOPY_BW_BEFORE_SWITCH if args.postcopy else 2**40})
             dq.cmd('migrate-incoming', uri=f'unix:{sock}')
@@ -455,7 +502,7 @@ def migrate(args, res):
             dq.cmd('quit')
             dst.wait(timeout=60)
             procs.remove(dst)
-            return False
+            return 0
         m = ram_mapping(pid, ram)
         res['dst_rss_kb'] = proc_status_kb(pid, 'VmRSS')
         res['dst_ram_rss_kb'] = m['Rss']
@@ -510,15 +557,22 @@ def migrate(args, res):
         procs.remove(dst)
     except Exception as e:
         traceback.print_exc()
+
         def say(line):
             diag.append(f'mig.py: diagnosis: {line}\n')
-        lost = diagnose(procs, qmps, say, migfw_never)
-        if 'dst' in qmps:
-            lost = lost_state(qmps['dst'], dst.pid, ram, lost, say, odd_answer(e, dser))
+        held = diagnose(procs, qmps, say, migfw_never)
+        src_log = sser.log if sser else []
+        lost = False
+        for name, proc, ser, cmds in (('src', 'src' in qmps and src, sser, src_log),
+                                      ('dst', 'dst' in qmps and dst, dser,
+                                       src_log + (dser.log if dser else []))):
+            if proc:
+                lost |= lost_state(name, qmps[name], proc.pid, ram, cmds, name in held,
+                                   odd_answer(e, ser), say)
         if ctl_proc:
+            where = kernel_stack(f'/proc/{ctl_proc.pid}') or 'not said'
             diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
-                        (f'running, in {kernel_stack(f"/proc/{ctl_proc.pid}")}'
-                         if ctl_proc.poll() is None
+                        (f'running; kernel stack: {where}' if ctl_proc.poll() is None
                          else f'exited, status {ctl_proc.returncode}') + '\n')
         status = EXIT_LOST_STATE if lost else EXIT_FAILED
         diag.append(f'mig.py: diagnosis: exit {status}: ' +

@@ -142,9 +142,9 @@ collapse_while_writing() {
 # mig NAME CASE [ARGS...]: vm/mig.py under KVM, its JSON as NAME; jv
 # NAME KEY reads one value (KEY.KEY for one inside an object). Once more,
 # and only once, when mig.py exits 3: the destination's vCPU held a state
-# migfw never enters (a 64-bit code segment, paging), stopped at a triple
-# fault or answered a command with another's byte (never a data check's X),
-# while migfw's RAM is as it left it: the CPU under it lost its
+# migfw never enters (a 64-bit code segment, paging), stopped at a reset
+# or answered a command with another's byte (never a data check's X), while
+# migfw's RAM is as its commands left it: the CPU under it lost its
 # state; QEMU 7.2's TCG emulation of SVM does that under a heavy host
 # load (1 of 10 kvm.sh runs with two such guests at once beside the debug
 # kernels' suites; a vCPU's registers are no memory of the guest's that

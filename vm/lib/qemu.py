@@ -50,6 +50,7 @@ class QMP:
         self.s = connect_unix(path, proc=proc)
         self.s.settimeout(timeout)
         self.f = self.s.makefile('rwb', buffering=0)
+        self.broken = None  # why no command can be sent any more
         self._read()  # the greeting
         self.cmd('qmp_capabilities')
 
@@ -63,11 +64,20 @@ class QMP:
                 return msg
 
     def cmd(self, name, **args):
+        """Run command name; its return value. After one whose answer did
+        not come (a timeout: it may come later, as the next one's), every
+        command raises."""
+        if self.broken:
+            raise RuntimeError(f'{name}: not sent: {self.broken}')
         req = {'execute': name}
         if args:
             req['arguments'] = args
-        self.f.write(json.dumps(req).encode() + b'\n')
-        r = self._read()
+        try:
+            self.f.write(json.dumps(req).encode() + b'\n')
+            r = self._read()
+        except OSError as e:
+            self.broken = f'{name}: {e!r}'
+            raise
         if 'error' in r:
             raise RuntimeError(f'{name}: {r["error"]}')
         return r.get('return')
@@ -84,10 +94,13 @@ class UnexpectedByte(RuntimeError):
 
 class Serial:
     """The guest's COM1 on a unix socket (QEMU listens): a guest that
-    speaks one byte at a time; 'R' (ready) may come at any time."""
+    speaks one byte at a time; 'R' (ready) may come at any time. log: the
+    commands sent, each [byte, answered], in order (a command is answered
+    when expect() gets the byte it waits for, not another)."""
 
     def __init__(self, path, proc=None):
         self.s = connect_unix(path, proc=proc)
+        self.log = []
 
     def expect(self, want, timeout=300):
         self.s.settimeout(timeout)
@@ -96,11 +109,16 @@ class Serial:
             if not c:
                 raise EOFError('serial closed')
             if c == want:
+                for entry in self.log if want != b'R' else ():
+                    if not entry[1]:
+                        entry[1] = True
+                        break
                 return
             if c not in b'R':
                 raise UnexpectedByte(self, c, want)
 
     def send(self, c):
+        self.log.append([c, False])
         self.s.sendall(c)
 
 
@@ -263,9 +281,9 @@ def diagnose(procs, qmps, say, never=None):
     only its tail: each QEMU's run state, its migration's and where its
     guest is; each QEMU's threads and KVM's counters a second apart.
     never(regs): what of a vCPU's registers (QEMU's `info registers`) the
-    guest never enters, or None; returns whether a vCPU held such a state
-    (the CPU under the guest lost it)."""
-    lost = False
+    guest never enters, or None; returns the names (of qmps) of the QEMUs
+    whose vCPU held such a state (the CPU under the guest lost it)."""
+    lost = set()
     for name, q in qmps.items():
         try:
             q.s.settimeout(10)
@@ -279,7 +297,7 @@ def diagnose(procs, qmps, say, never=None):
                     say(f'{name}: {line.strip()}')
             what = never(regs) if never else None
             if what:
-                lost = True
+                lost.add(name)
                 say(f'{name}: its vCPU holds a state the guest never enters ({what}): the CPU '
                     f'under the guest lost its state, not its memory')
         except Exception as e:  # a QEMU that does not answer is an answer too

@@ -571,12 +571,10 @@ def migrate(args, res):
                                    odd_answer(e, ser), say)
         if ctl_proc:
             where = kernel_stack(f'/proc/{ctl_proc.pid}') or 'not said'
-            diag.append('mig.py: diagnosis: thpcowctl collapse: ' +
-                        (f'running; kernel stack: {where}' if ctl_proc.poll() is None
-                         else f'exited, status {ctl_proc.returncode}') + '\n')
+            say('thpcowctl collapse: ' + (f'running; kernel stack: {where}' if ctl_proc.poll() is None
+                                          else f'exited, status {ctl_proc.returncode}'))
         status = EXIT_LOST_STATE if lost else EXIT_FAILED
-        diag.append(f'mig.py: diagnosis: exit {status}: ' +
-                    ('a vCPU lost its state\n' if lost else 'the run failed (traceback above)\n'))
+        say(f'exit {status}: ' + ('a vCPU lost its state' if lost else 'the run failed (traceback above)'))
     finally:
         if ctl_proc and ctl_proc.poll() is None:
             ctl_proc.kill()
